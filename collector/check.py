@@ -1,0 +1,144 @@
+"""Compliance verdicts per run: mlperf-logging's checker where it applies, our rules elsewhere."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from collector import store as stores
+from collector.logs.scan import scan
+from collector.logs.summary import summarize
+from collector.store.schemas import load
+from collector.store.snapshot import merge
+from collector.trees import LogEntry, find_logs
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The compliance verdict on one log."""
+
+    run_id: str
+    log_path: str
+    ruleset: str
+    verdict: str  # pass | fail
+    first_failure: str | None
+
+    def __str__(self) -> str:
+        tail = f": {self.first_failure}" if self.first_failure else ""
+        return f"{self.verdict.upper()} {self.log_path} [{self.ruleset}]{tail}"
+
+
+@cache
+def rules() -> dict[str, Any]:
+    """collector/check_rules.yml."""
+    return yaml.safe_load(resources.files("collector").joinpath("check_rules.yml").read_text())
+
+
+def check(
+    paths: list[str | Path], store: str | Path | None = None, save: bool = True
+) -> list[Verdict]:
+    """Check every log under `paths`; store the verdicts in the compliance table."""
+    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
+    if save and verdicts:
+        store_path = stores.resolve(store)
+        snap = stores.read(store_path)
+        new = load("compliance").table_from_rows([vars(v) for v in verdicts])
+        snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
+        stores.write(store_path, stores.Snapshot(snap.tables))
+    return verdicts
+
+
+def check_log(entry: LogEntry) -> Verdict:
+    """The verdict on one log."""
+    try:
+        data = entry.path.read_bytes()
+    except OSError as exc:
+        return Verdict("", entry.rel_path, "collector", "fail", f"cannot read: {exc.strerror}")
+    run_id = hashlib.sha256(data).hexdigest()[:16]
+    events = scan(data)
+    if events.fmt is None:
+        first = events.issues[0].message if events.issues else "no MLPerf events"
+        return Verdict(run_id, entry.rel_path, "collector", "fail", first)
+    summary = summarize(events)
+    benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
+    ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
+    if ruleset is not None:
+        failure = _mlperf_logging(entry.path, ruleset, summary.submission.get("division"))
+        name = f"mlperf-logging training {ruleset}"
+    else:
+        failure = _own_rules(events)
+        name = f"collector {events.fmt.name}"
+    return Verdict(run_id, entry.rel_path, name, "fail" if failure else "pass", failure)
+
+
+def _mlperf_ruleset(fmt: str, round_: str | None, local: bool, benchmark: str | None) -> str | None:
+    if fmt != "mllog":
+        return None
+    r = rules()
+    ruleset = r["local_ruleset"] if local else r["mlperf_logging_rulesets"].get(round_ or "")
+    if ruleset is None or benchmark not in _ruleset_benchmarks(ruleset):
+        return None
+    return ruleset
+
+
+@cache
+def _ruleset_benchmarks(ruleset: str) -> frozenset[str]:
+    from mlperf_logging import compliance_checker
+
+    folder = Path(compliance_checker.__file__).parent / f"training_{ruleset}"
+    names = [p.stem.removeprefix("closed_") for p in folder.glob("closed_*.yaml")]
+    return frozenset(n for n in names if n != "common")
+
+
+def _mlperf_logging(path: Path, ruleset: str, division: str | None) -> str | None:
+    from mlperf_logging.compliance_checker import mlp_compliance
+
+    checker = mlp_compliance.make_checker("training", ruleset, True, False)
+    config = f"training_{ruleset}/common.yaml"
+    sink = io.StringIO()
+    previous = logging.root.level
+    logging.root.setLevel(logging.CRITICAL)
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            ok = checker.check_file(os.fspath(path), config)
+    except Exception as exc:  # the checker raises its own errors and plain ones alike
+        return f"checker stopped: {str(exc).strip().splitlines()[0] if str(exc) else exc!r}"
+    finally:
+        logging.root.setLevel(previous)
+        mlp_compliance.enqueued_configs.clear()
+    if ok:
+        return None
+    messages = [*checker.not_overwritable, *checker.overwritable.values()]
+    return str(messages[0]).strip().splitlines()[0] if messages else "failed"
+
+
+def _own_rules(events: Any) -> str | None:
+    r = rules()
+    counts: dict[str, int] = {}
+    for key in events.keys:
+        counts[key] = counts.get(key, 0) + 1
+    for key in r["exactly_one"]:
+        if counts.get(key, 0) != 1:
+            return f"{key} logged {counts.get(key, 0)} times, expected exactly once"
+    for key in r["at_least_one"]:
+        if not counts.get(key):
+            return f"{key} never logged"
+    for group in r["required_any"]:
+        if not any(counts.get(k) for k in group):
+            return f"none of {', '.join(group)} logged"
+    start = events.keys.index("run_start")
+    stop = events.keys.index("run_stop")
+    if events.time_s[stop] < events.time_s[start]:
+        return "run_stop precedes run_start"
+    errors = [i for i in events.issues if i.severity == "error"]
+    return errors[0].message if errors else None

@@ -1,0 +1,43 @@
+"""Command-line entry point: one module per subcommand, each a thin body over the Python API."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from collector.errors import CollectorError
+
+app = typer.Typer(
+    name="collector",
+    help="Benchmark deep-learning training hardware and publish the answers as a static site.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    # Imported for their side effect of adding commands to `app`.
+    from collector.cli import check, ingest, query  # noqa: F401
+
+
+def main() -> None:
+    """Run the CLI; a CollectorError becomes one line on stderr and exit status 1."""
+    _register()
+    try:
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except CollectorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # usage errors: wrong option, missing argument
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        print("error: aborted", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,5 @@
+"""`python -m collector.cli`."""
+
+from collector.cli import main
+
+main()

@@ -1,0 +1,27 @@
+"""`collector check PATH...`: compliance verdicts per run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from collector.check import check
+from collector.cli import app
+
+
+@app.command("check")
+def check_command(
+    paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
+    store: Annotated[Path | None, typer.Option(help="Store folder for the verdicts.")] = None,
+    save: Annotated[bool, typer.Option(help="Store the verdicts in the compliance table.")] = True,
+) -> None:
+    """Check logs against the MLPerf compliance rules of their round."""
+    verdicts = check(paths, store=store, save=save)
+    for verdict in verdicts:
+        print(verdict)
+    failed = sum(1 for v in verdicts if v.verdict == "fail")
+    print(f"checked {len(verdicts)} logs: {len(verdicts) - failed} pass, {failed} fail")
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,50 @@
+"""`collector ingest PATH...`: read MLPerf logs into the Parquet store."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from collector.cli import app
+from collector.errors import InputError
+from collector.ingest import SOURCES, IngestReport, ingest
+
+
+@app.command("ingest")
+def ingest_command(
+    paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
+    store: Annotated[
+        Path | None,
+        typer.Option(help="Store folder (default: runs/warehouse or $COLLECTOR_STORE)."),
+    ] = None,
+    source: Annotated[
+        str | None, typer.Option(help="Force the source kind: official, local or published.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
+) -> None:
+    """Ingest MLPerf training logs (every round's format) and system descriptions."""
+    if source is not None and source not in SOURCES:
+        raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
+    report = ingest(
+        paths,
+        store=store,
+        source=source,
+        on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
+    )
+    print(summary_line(report))
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def summary_line(report: IngestReport) -> str:
+    """The one-line result of an ingest."""
+    errors = sum(1 for i in report.issues if i.severity == "error")
+    warnings = len(report.issues) - errors
+    return (
+        f"ingested {report.files} files ({report.bytes / 1e6:.1f} MB): "
+        f"{report.runs_added} runs added, {report.runs_unchanged} unchanged, "
+        f"{report.systems} systems, {errors} errors, {warnings} warnings -> {report.store}"
+    )

@@ -1,0 +1,86 @@
+"""`collector query NAME`: print a derived table as a text table, CSV, JSON or Parquet."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import typer
+
+from collector import query
+from collector.cli import app
+from collector.errors import InputError
+
+FORMATS = ("table", "csv", "json", "parquet")
+
+
+@app.command("query")
+def query_command(
+    name: Annotated[
+        str | None, typer.Argument(help="Derived table, e.g. scores, runs, systems, issues.")
+    ] = None,
+    store: Annotated[Path | None, typer.Option(help="Store folder.")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="table, csv, json or parquet.")
+    ] = "table",
+    sql: Annotated[
+        str | None, typer.Option("--sql", help="Ad-hoc SQL over store.* and the derived tables.")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write to this file instead of standard output."),
+    ] = None,
+) -> None:
+    """Query a derived table, or run ad-hoc SQL with --sql."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if (name is None) == (sql is None):
+        raise InputError(f"give a table name or --sql; tables: {', '.join(query.names())}")
+    table = query.sql(sql, store) if sql is not None else query.run(name or "", store)
+    if fmt == "parquet":
+        if output is None:
+            raise InputError("--format parquet needs --output FILE")
+        pq.write_table(table, output)
+        return
+    text = render(table, fmt)
+    if output is not None:
+        output.write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def render(table: pa.Table, fmt: str) -> str:
+    """A table as text: an aligned table, CSV or JSON."""
+    if fmt == "json":
+        return query.to_json_rows(table) + "\n"
+    exact = fmt == "csv"
+    rows = [[_cell(v, exact) for v in row.values()] for row in table.to_pylist()]
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(table.column_names)
+        writer.writerows(rows)
+        return buffer.getvalue()
+    header = table.column_names
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.append(f"({len(rows)} rows)")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: Any, exact: bool) -> str:
+    """CSV keeps every digit; the text table shows six significant ones."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if exact else f"{value:.6g}"
+    return str(value)

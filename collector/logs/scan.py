@@ -1,0 +1,191 @@
+"""Scan the bytes of one log into events, whatever its format, recording every problem.
+
+The scan is columnar: one regular-expression pass over the whole file, then list and
+numpy operations over the matches, so that large corpora ingest at hundreds of MB/s.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from collector.logs.formats import FORMATS, LogFormat, detect
+
+MAX_EVENT_BYTES = 1 << 20  # an event longer than this is skipped, with a warning
+BACKWARDS_TOLERANCE_S = 1.0  # ranks log concurrently; only larger steps back are reported
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem found in one input file."""
+
+    severity: str  # "error" | "warning"
+    code: str
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class Events:
+    """The events of one log, in file order, as parallel columns."""
+
+    fmt: LogFormat | None
+    time_s: list[float] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)  # the value text as logged
+    metadata: list[str | None] = field(default_factory=list)  # JSON text (MLLOG)
+    lines: list[int] = field(default_factory=list)
+    benchmark: str | None = None  # v0.5 names the benchmark on every line
+    issues: list[Issue] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def warn(self, code: str, message: str, line: int | None = None) -> None:
+        self.issues.append(Issue("warning", code, message, line))
+
+    def error(self, code: str, message: str, line: int | None = None) -> None:
+        self.issues.append(Issue("error", code, message, line))
+
+
+def scan(data: bytes) -> Events:
+    """Parse the raw bytes of one log into events; problems land in `events.issues`."""
+    events = Events(fmt=None)
+    if not data.strip():
+        events.error("empty", "empty file")
+        return events
+    encoding = _check_encoding(data, events)
+    fmt = detect(data)
+    events.fmt = fmt
+    if fmt is None:
+        if b"\x00" in data[:65536]:
+            events.error("binary", "binary file: no MLPerf log lines")
+        else:
+            events.error("no-events", "no MLPerf log lines (:::MLPv0.5.0, :::MLL, :::MLLOG)")
+        return events
+    _collect(data, fmt, encoding, events)
+    return events
+
+
+def _check_encoding(data: bytes, events: Events) -> str:
+    if data.isascii():
+        return "ascii"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        events.warn("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start})", line)
+    return "utf-8"
+
+
+def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None:
+    matches = list(fmt.pattern.finditer(data))
+    starts = [m.start() for m in matches]
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    lines = (np.searchsorted(newlines, starts) + 1).tolist()
+    groups = [m.groups() for m in matches]
+    spans = [m.end() - m.start() for m in matches]
+    last = len(fmt.fields) - 1 if fmt.fields[-1] != "value" else len(fmt.fields) - 2
+    bad = [i for i, g in enumerate(groups) if g[last] is None]
+    long = [i for i, n in enumerate(spans) if n > MAX_EVENT_BYTES]
+    if bad or long:
+        for i in bad[:5]:
+            events.warn("bad-line", f"unparsable {fmt.marker.decode()} line", lines[i])
+        if len(bad) > 5:
+            events.warn("bad-line", f"{len(bad) - 5} more unparsable {fmt.marker.decode()} lines")
+        for i in long:
+            events.warn("line-too-long", f"event of {spans[i]} bytes skipped", lines[i])
+        drop = set(bad) | set(long)
+        groups = [g for i, g in enumerate(groups) if i not in drop]
+        lines = [n for i, n in enumerate(lines) if i not in drop]
+    if not groups:
+        events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
+        return
+    if fmt.fields == ("json",):
+        _json_events(groups, lines, fmt, events)
+    else:
+        _text_events(groups, lines, fmt, encoding, events)
+    _check_clock(events)
+    others = [
+        f.marker.decode()
+        for f in FORMATS
+        if f is not fmt and not fmt.marker.startswith(f.marker) and f.marker + b" " in data
+    ]
+    if others:
+        events.warn("mixed-formats", f"lines of other formats ignored: {others}")
+
+
+def _text_events(
+    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, encoding: str, events: Events
+) -> None:
+    columns = dict(zip(fmt.fields, zip(*groups, strict=True), strict=True))
+    ts, keys = columns["ts"], columns["key"]
+    values = tuple(v.strip() if v else b"" for v in columns["value"])
+    triples = list(zip(ts, keys, values, strict=True))
+    if len(set(triples)) != len(triples):  # the same event printed twice (logger prefixes)
+        seen: set[tuple[bytes, bytes, bytes]] = set()
+        keep = []
+        for t in triples:
+            keep.append(t not in seen)
+            seen.add(t)
+        ts, keys, values, lines = (
+            [x for x, k in zip(col, keep, strict=True) if k] for col in (ts, keys, values, lines)
+        )
+        if "bench" in columns:
+            columns["bench"] = [b for b, k in zip(columns["bench"], keep, strict=True) if k]
+    unit = fmt.time_unit_s
+    events.time_s = [float(t) * unit for t in ts] if unit != 1.0 else [float(t) for t in ts]
+    events.keys = [k.decode(encoding, "replace") for k in keys]
+    events.values = [v.decode(encoding, "replace") for v in values]
+    events.metadata = [None] * len(events.keys)
+    events.lines = list(lines)
+    if "bench" in columns:
+        benches = set(columns["bench"])
+        if len(benches) == 1:
+            events.benchmark = benches.pop().decode(encoding, "replace")
+        else:
+            names = sorted(b.decode(encoding, "replace") for b in benches)
+            events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
+
+
+def _json_events(
+    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, events: Events
+) -> None:
+    seen: set[tuple[float, str, str]] = set()
+    for (raw,), line in zip(groups, lines, strict=True):
+        try:
+            obj = json.loads(raw)
+            time_s = float(obj["time_ms"]) * fmt.time_unit_s
+            key = str(obj["key"])
+        except (ValueError, TypeError, KeyError):
+            events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
+            continue
+        value = json.dumps(obj.get("value"))
+        if (time_s, key, value) in seen:
+            continue
+        seen.add((time_s, key, value))
+        meta = obj.get("metadata")
+        events.time_s.append(time_s)
+        events.keys.append(key)
+        events.values.append(value)
+        events.metadata.append(json.dumps(meta) if meta is not None else None)
+        events.lines.append(line)
+
+
+def _check_clock(events: Events) -> None:
+    """One warning at the first timestamp that steps back more than the tolerance."""
+    if len(events.time_s) < 2:
+        return
+    times = np.asarray(events.time_s)
+    running = np.maximum.accumulate(times)
+    back = np.flatnonzero(times < running - BACKWARDS_TOLERANCE_S)
+    if back.size:
+        i = int(back[0])
+        events.warn(
+            "clock-backwards",
+            f"timestamp {times[i]:.3f} is {running[i] - times[i]:.3f} s before an "
+            f"earlier event (key {events.keys[i]})",
+            events.lines[i],
+        )

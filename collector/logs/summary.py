@@ -1,0 +1,206 @@
+"""Turn the events of one log into the outcome of one run, by the rules in rules.yml."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from collector.logs.scan import Events
+from collector.logs.values import BadValue, as_float, decode_value
+
+
+@cache
+def rules() -> dict[str, Any]:
+    """The parsing rules (collector/logs/rules.yml)."""
+    text = resources.files("collector.logs").joinpath("rules.yml").read_text()
+    return yaml.safe_load(text)
+
+
+@cache
+def _mllog_keys() -> frozenset[str]:
+    from mlperf_logging.mllog import constants
+
+    return frozenset(v for k, v in vars(constants).items() if k.isupper() and isinstance(v, str))
+
+
+@dataclass
+class Eval:
+    """One quality evaluation logged during a run."""
+
+    time_s: float
+    epoch: float | None
+    quality: float
+    line: int
+
+
+@dataclass
+class RunSummary:
+    """What one log says about its run."""
+
+    status: str = "incomplete"  # success | failed | aborted | incomplete
+    run_start_s: float | None = None
+    run_stop_s: float | None = None
+    time_to_train_s: float | None = None
+    quality_target: float | None = None
+    quality_best: float | None = None
+    epochs: float | None = None
+    throughput_samples_per_s: float | None = None
+    stop_status: str | None = None  # as logged by run_stop, if it said
+    submission: dict[str, str] = field(default_factory=dict)  # submission_* keys
+    local: dict[str, Any] | None = None  # the collector_run object of a local log
+    evals: list[Eval] = field(default_factory=list)
+
+
+def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
+    """The value and metadata of event i, whatever the format."""
+    text = events.values[i]
+    meta_text = events.metadata[i]
+    value = decode_value(text)
+    meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
+    if events.fmt is not None and events.fmt.name == "mlperf-v0.6" and isinstance(value, dict):
+        # v0.6 wraps value and metadata in one JSON object
+        meta = value.get("metadata") or {}
+        value = value.get("value")
+    return value, meta if isinstance(meta, dict) else {}
+
+
+def summarize(events: Events) -> RunSummary:
+    """Apply the rules to the events of one log; problems are added to events.issues."""
+    r = rules()
+    out = RunSummary()
+    epochs: list[float] = []
+    throughputs: list[float] = []
+    starts: list[int] = []
+    stops: list[int] = []
+    epoch_keys = set(r["epoch_keys"])
+    wanted = epoch_keys | _INTERESTING | {r["start_key"], r["stop_key"]}
+    for i in [i for i, key in enumerate(events.keys) if key in wanted or key[:11] == "submission_"]:
+        key = events.keys[i]
+        if key == r["start_key"]:
+            starts.append(i)
+        elif key == r["stop_key"]:
+            stops.append(i)
+        if key not in epoch_keys and key not in _INTERESTING and key[:11] != "submission_":
+            continue
+        try:
+            value, meta = decoded(events, i)
+        except (BadValue, ValueError) as exc:
+            events.warn("bad-value", f"{key}: {exc}", events.lines[i])
+            continue
+        epoch = _epoch(value, meta)
+        if epoch is not None and key in epoch_keys:
+            epochs.append(epoch)
+        if key == r["quality_key"]:
+            quality = as_float(value)
+            if quality is None:
+                events.warn(
+                    "bad-value", f"{key} has no number: {events.values[i][:60]}", events.lines[i]
+                )
+            else:
+                out.evals.append(Eval(events.time_s[i], epoch, quality, events.lines[i]))
+        elif key in r["target_keys"]:
+            out.quality_target = as_float(value)
+        elif key == r["throughput_key"] and isinstance(value, dict):
+            tput = as_float(value.get("throughput"))
+            if tput is not None:
+                throughputs.append(tput)
+        elif key == r["local_run_key"] and isinstance(value, dict):
+            out.local = value
+        elif key.startswith("submission_") and value is not None:
+            out.submission[key.removeprefix("submission_")] = str(value)
+    _timing(events, out, starts, stops)
+    out.epochs = max(epochs) if epochs else None
+    out.throughput_samples_per_s = statistics.median(throughputs) if throughputs else None
+    if out.evals:
+        out.quality_best = max(e.quality for e in out.evals)
+    out.status = _status(out, r["relative_tolerance"])
+    _unknown_keys(events)
+    return out
+
+
+_INTERESTING = frozenset(
+    ["eval_accuracy", "eval_target", "quality_target", "tracked_stats", "collector_run"]
+)
+
+
+def _epoch(value: Any, meta: dict[str, Any]) -> float | None:
+    for candidate in (
+        meta.get("epoch_num"),
+        meta.get("first_epoch_num"),
+        value.get("epoch") if isinstance(value, dict) else None,
+    ):
+        if isinstance(candidate, int | float) and not isinstance(candidate, bool):
+            return float(candidate)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)  # v0.5 train_epoch: <n>
+    return None
+
+
+def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]) -> None:
+    if not starts:
+        events.error("missing-run-start", "no run_start event")
+    else:
+        if len(starts) > 1:
+            events.warn(
+                "duplicate-run-start",
+                f"{len(starts)} run_start events; the first counts",
+                events.lines[starts[1]],
+            )
+        out.run_start_s = events.time_s[starts[0]]
+    if not stops:
+        events.error("missing-run-stop", "no run_stop event: log truncated or run killed")
+        return
+    last = stops[-1]
+    out.run_stop_s = events.time_s[last]
+    try:
+        value, meta = decoded(events, last)
+    except (BadValue, ValueError):
+        value, meta = None, {}
+    if isinstance(meta.get("status"), str):
+        out.stop_status = meta["status"].lower()
+    elif isinstance(value, dict) and isinstance(value.get("success"), bool):
+        out.stop_status = "success" if value["success"] else "failed"
+    if out.run_start_s is not None:
+        elapsed = out.run_stop_s - out.run_start_s
+        if elapsed < 0:
+            events.error(
+                "clock-backwards",
+                f"run_stop is {-elapsed:.3f} s before run_start",
+                events.lines[last],
+            )
+        else:
+            out.time_to_train_s = elapsed
+
+
+def _status(out: RunSummary, tolerance: float) -> str:
+    if out.run_start_s is None or out.run_stop_s is None or out.time_to_train_s is None:
+        return "incomplete"
+    if out.stop_status == "aborted":
+        return "aborted"
+    if out.quality_target is not None and out.quality_best is not None:
+        target = out.quality_target
+        reached = out.quality_best >= target - abs(target) * tolerance
+        return "success" if reached else "failed"
+    if out.quality_target is not None:  # a target but no evaluation: cannot have converged
+        return "failed"
+    return "success" if out.stop_status == "success" else "failed"
+
+
+def _unknown_keys(events: Events) -> None:
+    if events.fmt is None:
+        return
+    vocab = rules()["known_keys"].get(events.fmt.name, {})
+    exact = set(vocab.get("exact", ()))
+    if events.fmt.name == "mllog":
+        exact |= _mllog_keys()
+    prefixes = tuple(vocab.get("prefixes", ()))
+    unknown = sorted({k for k in set(events.keys) if k not in exact and not k.startswith(prefixes)})
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        events.warn("unknown-key", f"{len(unknown)} unknown keys kept as events: {shown}")

@@ -1,0 +1,57 @@
+"""Lenient decoding of logged values: MLPerf logs are not always strict JSON."""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+class BadValue(ValueError):
+    """The logged value could not be decoded by any rule."""
+
+
+def decode_value(text: str) -> Any:
+    """Decode a logged value: JSON first, then Python literals, then a bare word.
+
+    Returns None for an empty value. Raises BadValue when the text looks structured
+    (starts with a bracket or quote) but cannot be decoded.
+    """
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    if text in _PY_LITERALS:
+        return json.loads(_PY_LITERALS[text])
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        pass
+    if text[0] in "[{\"'(":
+        raise BadValue(f"cannot decode value {text[:60]!r}")
+    return text  # a bare word such as `sgd` or `categorical_cross_entropy`
+
+
+def as_float(value: Any) -> float | None:
+    """The number inside a logged quality value: a bare number or {"value": n}."""
+    if isinstance(value, dict):
+        if "value" in value:
+            return as_float(value["value"])
+        for item in value.values():  # multi-metric (e.g. {"BBOX": .., "SEGM": ..}): first one
+            return as_float(item)
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None

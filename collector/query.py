@@ -1,0 +1,191 @@
+"""Derived tables: DuckDB SQL over the Parquet store, one .sql file and contract per table."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import yaml
+
+from collector import store as stores
+from collector.errors import InputError, QueryError
+from collector.store.schemas import STORED_TABLES
+from collector.store.snapshot import current_name
+
+QUERY_PACKAGE = "collector.queries"
+SOURCES_CSV = Path(__file__).resolve().parents[1] / "runs" / "sources.csv"
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The YAML contract beside a derived table's SQL: grain, columns, invariant tests."""
+
+    table: str
+    grain: str
+    description: str
+    depends_on: tuple[str, ...]
+    columns: tuple[dict[str, Any], ...]
+    tests: tuple[dict[str, str], ...]
+    sql: str
+
+
+@cache
+def contracts() -> dict[str, Contract]:
+    """Every derived table, by name, in an order where dependencies come first."""
+    folder = resources.files(QUERY_PACKAGE)
+    found: dict[str, Contract] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".sql"):
+            continue
+        name = entry.name.removesuffix(".sql")
+        doc = yaml.safe_load(folder.joinpath(f"{name}.yml").read_text())
+        found[name] = Contract(
+            table=doc["table"],
+            grain=doc["grain"],
+            description=doc.get("description", ""),
+            depends_on=tuple(doc.get("depends_on", ())),
+            columns=tuple(doc["columns"]),
+            tests=tuple(doc.get("tests", ())),
+            sql=entry.read_text(),
+        )
+    return _topological(found)
+
+
+def _topological(found: dict[str, Contract]) -> dict[str, Contract]:
+    ordered: dict[str, Contract] = {}
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in ordered:
+            return
+        if name in path:
+            raise QueryError(f"derived tables depend on each other in a cycle: {path}")
+        for dep in found[name].depends_on:
+            visit(dep, (*path, name))
+        ordered[name] = found[name]
+
+    for name in found:
+        visit(name, ())
+    return ordered
+
+
+@cache
+def score_rules() -> pa.Table:
+    """The scoring rules (score_rules.yml) as a table."""
+    doc = yaml.safe_load(resources.files(QUERY_PACKAGE).joinpath("score_rules.yml").read_text())
+    columns = doc["columns"]
+    rows = [dict(zip(columns, rule, strict=True)) for rule in doc["rules"]]
+    return pa.Table.from_pylist(
+        rows,
+        schema=pa.schema(
+            [
+                ("source", pa.string()),
+                ("round", pa.string()),
+                ("benchmark", pa.string()),
+                ("runs_required", pa.int64()),
+                ("runs_scored", pa.int64()),
+                ("selection", pa.string()),
+            ]
+        ),
+    )
+
+
+@cache
+def sources() -> pa.Table:
+    """Origins of the official result trees (runs/sources.csv): tree, repository, commit."""
+    schema = pa.schema(
+        [
+            ("tree", pa.string()),
+            ("repository", pa.string()),
+            ("commit", pa.string()),
+            ("description", pa.string()),
+        ]
+    )
+    if not SOURCES_CSV.exists():
+        return pa.Table.from_pylist([], schema=schema)
+    with SOURCES_CSV.open(newline="") as handle:
+        return pa.Table.from_pylist(list(csv.DictReader(handle)), schema=schema)
+
+
+def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the store's tables in schema `store` and every derived view."""
+    store_path = stores.resolve(store)
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA store")
+    snapshot = current_name(store_path)
+    empty = stores.snapshot.empty()
+    for table in STORED_TABLES:
+        path = store_path / snapshot / f"{table}.parquet" if snapshot else None
+        if path is not None and path.exists():
+            literal = str(path.resolve()).replace("'", "''")
+            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM read_parquet('{literal}')")
+        else:
+            con.register(f"_empty_{table}", empty.tables[table])
+            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _empty_{table}")
+    con.register("score_rules", score_rules())
+    con.register("sources", sources())
+    for name, contract in contracts().items():
+        try:
+            con.execute(f"CREATE VIEW {name} AS {contract.sql}")
+        except duckdb.Error as exc:
+            raise QueryError(f"{name}.sql: {_first_line(exc)}") from exc
+    return con
+
+
+def names() -> list[str]:
+    """Names of the derived tables `query` knows."""
+    return list(contracts())
+
+
+def run(name: str, store: str | Path | None = None) -> pa.Table:
+    """The rows of one derived table."""
+    if name not in contracts():
+        raise InputError(f"unknown table {name!r}; known: {', '.join(names())}")
+    return sql(f"SELECT * FROM {name}", store)
+
+
+def sql(text: str, store: str | Path | None = None) -> pa.Table:
+    """Run ad-hoc SQL over the store (tables store.*) and the derived views."""
+    con = connect(store)
+    try:
+        return con.sql(text).to_arrow_table()
+    except duckdb.Error as exc:
+        raise QueryError(_first_line(exc)) from exc
+
+
+def check_contracts(store: str | Path | None = None) -> list[str]:
+    """Run every contract's invariant tests; returns one line per violated invariant."""
+    con = connect(store)
+    failures = []
+    for name, contract in contracts().items():
+        got = [d[0] for d in con.execute(f"SELECT * FROM {name} LIMIT 0").description]
+        want = [c["name"] for c in contract.columns]
+        if got != want:
+            failures.append(f"{name}: columns {got} differ from its contract {want}")
+        for test in contract.tests:
+            count = con.execute(f"SELECT count(*) FROM ({test['sql']})").fetchone()[0]
+            if count:
+                failures.append(f"{name}: {test['name']}: {count} violating rows")
+    return failures
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+def to_json_rows(table: pa.Table) -> str:
+    """JSON array of row objects (floats as JSON numbers, NaN/inf as null)."""
+    rows = table.to_pylist()
+    return json.dumps([{k: _json_safe(v) for k, v in row.items()} for row in rows], indent=1)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    return value

@@ -1,0 +1,46 @@
+"""Explicit upgrades of stored tables from older schema versions.
+
+A migration takes a table at version N and returns it at version N + 1. The store applies
+them in order on read, so an old store keeps working after the schemas move on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pyarrow as pa
+
+from collector.errors import StoreError
+
+Migration = Callable[[pa.Table], pa.Table]
+
+# (table, from_version) -> migration to from_version + 1. Version 1 is the first release.
+MIGRATIONS: dict[tuple[str, int], Migration] = {}
+
+
+def stored_version(table: pa.Table) -> int:
+    """The schema version recorded in a stored table's metadata."""
+    meta = table.schema.metadata or {}
+    raw = meta.get(b"schema_version")
+    if raw is None:
+        raise StoreError("stored table carries no schema_version")
+    return int(raw)
+
+
+def upgrade(name: str, table: pa.Table, target: int) -> pa.Table:
+    """Apply the migrations that take `table` from its stored version to `target`."""
+    version = stored_version(table)
+    if version > target:
+        raise StoreError(
+            f"{name} is at schema version {version}, newer than this collector ({target})"
+        )
+    while version < target:
+        step = MIGRATIONS.get((name, version))
+        if step is None:
+            raise StoreError(f"no migration for {name} from schema version {version}")
+        table = step(table)
+        version += 1
+        meta = dict(table.schema.metadata or {})
+        meta[b"schema_version"] = str(version).encode()
+        table = table.replace_schema_metadata(meta)
+    return table

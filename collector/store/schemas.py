@@ -1,0 +1,105 @@
+"""The table schemas in `schemas/*.yml`, as pyarrow schemas, and validation against them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import yaml
+
+from collector.errors import SchemaError
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+
+_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One stored table: its version, grain, key and columns."""
+
+    table: str
+    schema_version: int
+    grain: str
+    key: tuple[str, ...]
+    columns: tuple[dict[str, Any], ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [c["name"] for c in self.columns]
+
+    def arrow(self) -> pa.Schema:
+        """The pyarrow schema, with the version in its metadata."""
+        fields = [
+            pa.field(c["name"], _TYPES[c["type"]], nullable=c["nullable"]) for c in self.columns
+        ]
+        meta = {"table": self.table, "schema_version": str(self.schema_version)}
+        return pa.schema(fields, metadata=meta)
+
+    def empty(self) -> pa.Table:
+        """A table with these columns and no rows."""
+        schema = self.arrow()
+        return pa.Table.from_arrays([pa.array([], f.type) for f in schema], schema=schema)
+
+    def table_from_rows(self, rows: list[dict[str, Any]]) -> pa.Table:
+        """Build a table from dict rows (missing keys are null), validated."""
+        columns = {name: [row.get(name) for row in rows] for name in self.names}
+        return self.table_from_columns(columns)
+
+    def table_from_columns(self, columns: dict[str, list[Any]]) -> pa.Table:
+        """Build a table from column lists, validated."""
+        try:
+            table = pa.Table.from_pydict(
+                {name: columns.get(name, [None] * _length(columns)) for name in self.names},
+                schema=self.arrow(),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise SchemaError(f"{self.table}: {exc}") from exc
+        self.validate(table)
+        return table
+
+    def validate(self, table: pa.Table) -> None:
+        """Raise SchemaError unless the table has exactly these columns, types and nullability."""
+        if table.schema.names != self.names:
+            raise SchemaError(f"{self.table}: columns {table.schema.names} != {self.names}")
+        for column in self.columns:
+            field = table.schema.field(column["name"])
+            if field.type != _TYPES[column["type"]]:
+                raise SchemaError(f"{self.table}.{column['name']}: type {field.type}")
+            if not column["nullable"] and table.column(column["name"]).null_count:
+                raise SchemaError(f"{self.table}.{column['name']}: nulls in a non-null column")
+
+
+def _length(columns: dict[str, list[Any]]) -> int:
+    return len(next(iter(columns.values()))) if columns else 0
+
+
+@cache
+def load(name: str) -> TableSchema:
+    """Load `schemas/<name>.yml`."""
+    path = SCHEMA_DIR / f"{name}.yml"
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise SchemaError(f"{path}: cannot read schema ({exc.strerror})") from exc
+    for column in doc["columns"]:
+        if column.get("type") not in _TYPES:
+            raise SchemaError(f"{path}: column {column.get('name')} has unknown type")
+    return TableSchema(
+        table=doc["table"],
+        schema_version=int(doc["schema_version"]),
+        grain=doc["grain"],
+        key=tuple(doc["key"]),
+        columns=tuple(doc["columns"]),
+    )
+
+
+STORED_TABLES = ("runs", "systems", "events", "evals", "ingest_issues", "compliance")
+
+
+def all_schemas() -> dict[str, TableSchema]:
+    """Every stored table's schema, by table name."""
+    return {name: load(name) for name in STORED_TABLES}

@@ -1,0 +1,44 @@
+from collector import query
+from collector.check import check
+from tests.conftest import LOGS, V07, needs_shared
+
+
+def test_own_rules_for_v05_and_v06(store):
+    verdicts = {v.log_path: v for v in check([LOGS], store=store)}
+    assert verdicts["logs/v05_resnet.txt"].verdict == "pass"
+    assert verdicts["logs/v05_resnet.txt"].ruleset == "collector mlperf-v0.5"
+    truncated = verdicts["logs/truncated.txt"]
+    assert (truncated.verdict, truncated.first_failure) == (
+        "fail",
+        "run_stop logged 0 times, expected exactly once",
+    )
+    assert (
+        verdicts["logs/v06_ssd.txt"].first_failure == "none of eval_target, quality_target logged"
+    )
+    assert "logs/empty.txt" not in verdicts  # a folder walk takes only files that hold logs
+    (empty,) = check([LOGS / "empty.txt"], store=store)
+    assert (empty.verdict, empty.first_failure) == ("fail", "empty file")
+    stored = query.sql(
+        "SELECT verdict, count(*) AS n FROM store.compliance GROUP BY ALL ORDER BY verdict", store
+    ).to_pylist()
+    assert sum(r["n"] for r in stored) == len(verdicts) + 1
+
+
+@needs_shared
+def test_mlperf_logging_checker_on_official_v07_logs(store):
+    verdicts = check([V07 / "DellEMC" / "results" / "C4140" / "resnet"], store=store)
+    assert len(verdicts) == 5
+    assert {(v.ruleset, v.verdict) for v in verdicts} == {("mlperf-logging training 0.7.0", "pass")}
+
+
+def test_mlperf_logging_checker_failure_names_the_rule(tmp_path, store):
+    log = tmp_path / "training_results_v0.7" / "x" / "results" / "s" / "resnet" / "result_0.txt"
+    log.parent.mkdir(parents=True)
+    log.write_text(
+        ':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "INTERVAL_START", '
+        '"key": "run_start", "value": null, "metadata": {"file": "a", "lineno": 1}}\n'
+    )
+    (verdict,) = check([log], store=store)
+    assert verdict.ruleset == "mlperf-logging training 0.7.0"
+    assert verdict.verdict == "fail"
+    assert verdict.first_failure
