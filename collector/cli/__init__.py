@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from collector.errors import CollectorError
@@ -24,20 +23,13 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Run the CLI; a CollectorError becomes one line on stderr and exit status 1."""
+    """Run the CLI; a CollectorError becomes one line on stderr and exit status 1.
+
+    Usage errors (unknown option, missing argument) are reported by typer itself, exit 2.
+    """
     _register()
     try:
-        code = app(standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        app()
     except CollectorError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(1)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # usage errors: wrong option, missing argument
-        print(f"error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except click.Abort:
-        print("error: aborted", file=sys.stderr)
         sys.exit(1)
