@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -250,10 +251,7 @@ def _run_row(
     system = entry.system or sub.get("platform") or entry.path.parent.name
     system_id = f"{round_}/{submitter}/{system}"
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
-    desc_doc, desc_sha, desc_issues = (
-        read_description(entry.description) if entry.description else (None, None, [])
-    )
-    described = system_row(desc_doc)
+    desc_doc, desc_sha, desc_issues, described = _describe(entry.description)
     system_row_ = {
         "system_id": system_id,
         "source": kind,
@@ -308,6 +306,24 @@ def _run_row(
         "events": len(events),
     }
     return run, system_row_
+
+
+def _describe(path: Path | None) -> tuple[Any, str | None, list[Issue], dict[str, Any]]:
+    """A system description read once per ingest, however many logs share it."""
+    if path is None:
+        return None, None, [], {}
+    try:
+        stamp = path.stat()
+        key = (str(path), stamp.st_mtime_ns, stamp.st_size)
+    except OSError:
+        key = (str(path), 0, 0)
+    return _describe_cached(key)
+
+
+@lru_cache(maxsize=4096)
+def _describe_cached(key: tuple[str, int, int]) -> tuple[Any, str | None, list[Issue], dict]:
+    doc, digest, issues = read_description(Path(key[0]))
+    return doc, digest, issues, system_row(doc)
 
 
 def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:

@@ -70,8 +70,12 @@ BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 
 
 def detect(data: bytes) -> LogFormat | None:
-    """The format of a log: the first registered format whose marker occurs in it."""
-    for fmt in FORMATS:
-        if fmt.marker + b" " in data or fmt.marker + b"\t" in data:
-            return fmt
+    """The format of a log: that of the first MLPerf marker followed by a blank."""
+    pos = data.find(b":::ML")
+    while pos >= 0:
+        for fmt in FORMATS:
+            end = pos + len(fmt.marker)
+            if data.startswith(fmt.marker, pos) and data[end : end + 1] in (b" ", b"\t"):
+                return fmt
+        pos = data.find(b":::ML", pos + 1)
     return None

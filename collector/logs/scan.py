@@ -7,6 +7,7 @@ numpy operations over the matches, so that large corpora ingest at hundreds of M
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,7 +54,7 @@ class Events:
 def scan(data: bytes) -> Events:
     """Parse the raw bytes of one log into events; problems land in `events.issues`."""
     events = Events(fmt=None)
-    if not data.strip():
+    if not data or data.isspace():
         events.error("empty", "empty file")
         return events
     encoding = _check_encoding(data, events)
@@ -86,17 +87,23 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     lines = (np.searchsorted(newlines, starts) + 1).tolist()
     groups = [m.groups() for m in matches]
-    spans = [m.end() - m.start() for m in matches]
-    last = len(fmt.fields) - 1 if fmt.fields[-1] != "value" else len(fmt.fields) - 2
-    bad = [i for i, g in enumerate(groups) if g[last] is None]
-    long = [i for i, n in enumerate(spans) if n > MAX_EVENT_BYTES]
+    required = fmt.fields.index("json" if fmt.fields == ("json",) else "key")
+    column = [g[required] for g in groups]
+    bad = [i for i, g in enumerate(column) if g is None] if None in column else []
+    tail = [g[-1] for g in groups]  # the value (or JSON), the only unbounded part
+    longest = max(map(len, filter(None, tail)), default=0)
+    long = (
+        [i for i, v in enumerate(tail) if v and len(v) > MAX_EVENT_BYTES]
+        if (longest > MAX_EVENT_BYTES)
+        else []
+    )
     if bad or long:
         for i in bad[:5]:
             events.warn("bad-line", f"unparsable {fmt.marker.decode()} line", lines[i])
         if len(bad) > 5:
             events.warn("bad-line", f"{len(bad) - 5} more unparsable {fmt.marker.decode()} lines")
         for i in long:
-            events.warn("line-too-long", f"event of {spans[i]} bytes skipped", lines[i])
+            events.warn("line-too-long", f"event of {len(tail[i])} bytes skipped", lines[i])
         drop = set(bad) | set(long)
         groups = [g for i, g in enumerate(groups) if i not in drop]
         lines = [n for i, n in enumerate(lines) if i not in drop]
@@ -108,6 +115,8 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     else:
         _text_events(groups, lines, fmt, encoding, events)
     _check_clock(events)
+    if data.count(b":::ML") == len(starts):  # every marker in the file is one of ours
+        return
     others = [
         f.marker.decode()
         for f in FORMATS
@@ -150,27 +159,41 @@ def _text_events(
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
 
 
+# mllog writes its fields in this order; such lines are split without a JSON round trip.
+_MLLOG_FIELDS = re.compile(
+    rb'\{"namespace": "[^"\\]*", "time_ms": ([0-9]+(?:\.[0-9]*)?), "event_type": "[A-Z_]+", '
+    rb'"key": "([^"\\]+)", "value": (.*), "metadata": (\{.*\})\}\s*$'
+)
+
+
 def _json_events(
     groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, events: Events
 ) -> None:
     seen: set[tuple[float, str, str]] = set()
     for (raw,), line in zip(groups, lines, strict=True):
-        try:
-            obj = json.loads(raw)
-            time_s = float(obj["time_ms"]) * fmt.time_unit_s
-            key = str(obj["key"])
-        except (ValueError, TypeError, KeyError):
-            events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
-            continue
-        value = json.dumps(obj.get("value"))
+        fast = _MLLOG_FIELDS.match(raw)
+        if fast is not None:
+            ts, key_b, value_b, meta_b = fast.groups()
+            time_s = float(ts) * fmt.time_unit_s
+            key, value = key_b.decode("utf-8", "replace"), value_b.decode("utf-8", "replace")
+            meta: str | None = meta_b.decode("utf-8", "replace")
+        else:
+            try:
+                obj = json.loads(raw)
+                time_s = float(obj["time_ms"]) * fmt.time_unit_s
+                key = str(obj["key"])
+            except (ValueError, TypeError, KeyError):
+                events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
+                continue
+            value = json.dumps(obj.get("value"))
+            meta = json.dumps(obj["metadata"]) if obj.get("metadata") is not None else None
         if (time_s, key, value) in seen:
             continue
         seen.add((time_s, key, value))
-        meta = obj.get("metadata")
         events.time_s.append(time_s)
         events.keys.append(key)
         events.values.append(value)
-        events.metadata.append(json.dumps(meta) if meta is not None else None)
+        events.metadata.append(meta)
         events.lines.append(line)
 
 

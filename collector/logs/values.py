@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from typing import Any
 
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
@@ -29,7 +30,9 @@ def decode_value(text: str) -> Any:
     if text in _PY_LITERALS:
         return json.loads(_PY_LITERALS[text])
     try:
-        return ast.literal_eval(text)
+        with warnings.catch_warnings():  # odd escapes in logged strings are not our problem
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         pass
     if text[0] in "[{\"'(":
