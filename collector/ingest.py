@@ -350,7 +350,7 @@ def _rel(entry: LogEntry, path: Path | None) -> str | None:
     for _ in entry.rel_path.split("/"):
         base = base.parent
     try:
-        return path.resolve().relative_to(base).as_posix()
+        return Path(os.path.abspath(path)).relative_to(base).as_posix()
     except ValueError:
         return path.name
 

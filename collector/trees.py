@@ -8,6 +8,7 @@ Layouts understood:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -42,11 +43,11 @@ def find_logs(paths: list[Path]) -> list[LogEntry]:
     for given in paths:
         if not given.exists():
             raise InputError(f"{given}: no such file or folder")
-        base = given.resolve().parent
+        given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
+        base = given.parent
         files = [given] if given.is_file() else _walk(given)
         for path in files:
-            resolved = path.resolve()
-            entries.setdefault(resolved, describe(path, base))
+            entries.setdefault(path, describe(path, base))
     return sorted(entries.values(), key=lambda e: e.rel_path)
 
 
@@ -71,7 +72,7 @@ def _has_marker(path: Path) -> bool:
 
 def describe(path: Path, base: Path) -> LogEntry:
     """What the location of one log says: layout, round, submitter, system, benchmark, run."""
-    resolved = path.resolve()
+    resolved = Path(os.path.abspath(path))
     try:
         rel = resolved.relative_to(base).as_posix()
     except ValueError:

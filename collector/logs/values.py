@@ -7,6 +7,7 @@ import json
 import warnings
 from typing import Any
 
+_NUMBER_START = frozenset("0123456789")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 
@@ -23,6 +24,8 @@ def decode_value(text: str) -> Any:
     text = text.strip()
     if not text:
         return None
+    if text[0] in _NUMBER_START and text.isdigit():
+        return int(text)  # the common case (train_epoch: 3), without the JSON machinery
     try:
         return json.loads(text)
     except ValueError:
