@@ -1,28 +1,37 @@
 """The registry of MLPerf log formats seen in the wild, as data.
 
-Each format is a marker and one regular expression applied to the whole bytes of a log.
-The pattern matches every occurrence of the marker, its groups None where the rest of the
-line does not parse, so malformed lines are found in the same single pass. The shared
-scanner in `collector.logs.scan` does everything else (line numbers, duplicates, issues).
-Markers may appear mid-line, after other program output.
+Each format is a marker and the grammar of the rest of an event line, applied to the whole
+bytes of a log in one pass. The shared scanner in `collector.logs.scan` does everything else
+(line numbers, duplicates, issues). Markers may appear mid-line, after other program output.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class LogFormat:
-    """One MLPerf log dialect: its marker, its event pattern and the meaning of its groups."""
+    """One MLPerf log dialect: its marker, the grammar of the rest of an event line, and
+    the meaning of the grammar's groups."""
 
     name: str
     marker: bytes
-    pattern: re.Pattern[bytes]
-    fields: tuple[str, ...]  # names of the pattern's groups, in order
+    body: bytes  # regular expression for what follows the marker on an event line
+    fields: tuple[str, ...]  # names of the body's groups, in order
     time_unit_s: float
     default_round: str | None
+    pattern: re.Pattern[bytes] = field(init=False, repr=False)
+    loose: re.Pattern[bytes] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        marker = re.escape(self.marker)
+        # strict: every event line; loose: every marker, groups None where the line is broken
+        object.__setattr__(self, "pattern", re.compile(marker + self.body))
+        object.__setattr__(
+            self, "loose", re.compile(marker + rb"(?=[ \t])(?:" + self.body + rb")?")
+        )
 
 
 _KEY = rb"([A-Za-z_][^\s:]*)"
@@ -33,13 +42,11 @@ FORMATS: tuple[LogFormat, ...] = (
         name="mlperf-v0.5",
         marker=b":::MLPv0.5.0",
         # :::MLPv0.5.0 <benchmark> <timestamp> (<file>:<line>) <key>[: <value>]
-        pattern=re.compile(
-            rb":::MLPv0\.5\.0(?=[ \t])(?:[ \t]+(\S+)[ \t]+"
-            + _TS
-            + rb"[ \t]+\([^)\n]*\)[ \t]+"
-            + _KEY
-            + rb"(?:[ \t]*:([^\n]*))?)?"
-        ),
+        body=rb"[ \t]+(\S+)[ \t]+"
+        + _TS
+        + rb"[ \t]+\([^)\n]*\)[ \t]+"
+        + _KEY
+        + rb"(?:[ \t]*:([^\n]*))?",
         fields=("bench", "ts", "key", "value"),
         time_unit_s=1.0,
         default_round="v0.5",
@@ -48,7 +55,7 @@ FORMATS: tuple[LogFormat, ...] = (
         name="mllog",
         marker=b":::MLLOG",
         # :::MLLOG {"time_ms": ..., "key": ..., "value": ..., "metadata": {...}}
-        pattern=re.compile(rb":::MLLOG(?=[ \t])(?:[ \t]+(\{[^\n]*))?"),
+        body=rb"[ \t]+(\{[^\n]*)",
         fields=("json",),
         time_unit_s=0.001,
         default_round=None,
@@ -57,9 +64,7 @@ FORMATS: tuple[LogFormat, ...] = (
         name="mlperf-v0.6",
         marker=b":::MLL",
         # :::MLL <timestamp> <key>: {"value": ..., "metadata": {...}}
-        pattern=re.compile(
-            rb":::MLL(?=[ \t])(?:[ \t]+" + _TS + rb"[ \t]+" + _KEY + rb"[ \t]*:([^\n]*))?"
-        ),
+        body=rb"[ \t]+" + _TS + rb"[ \t]+" + _KEY + rb"[ \t]*:([^\n]*)",
         fields=("ts", "key", "value"),
         time_unit_s=1.0,
         default_round="v0.6",

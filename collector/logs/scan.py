@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 
@@ -82,31 +83,16 @@ def _check_encoding(data: bytes, events: Events) -> str:
 
 
 def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None:
-    matches = list(fmt.pattern.finditer(data))
-    starts = [m.start() for m in matches]
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    lines = (np.searchsorted(newlines, starts) + 1).tolist()
-    groups = [m.groups() for m in matches]
-    required = fmt.fields.index("json" if fmt.fields == ("json",) else "key")
-    column = [g[required] for g in groups]
-    bad = [i for i, g in enumerate(column) if g is None] if None in column else []
-    tail = [g[-1] for g in groups]  # the value (or JSON), the only unbounded part
-    longest = max(map(len, filter(None, tail)), default=0)
-    long = (
-        [i for i, v in enumerate(tail) if v and len(v) > MAX_EVENT_BYTES]
-        if (longest > MAX_EVENT_BYTES)
-        else []
-    )
-    if bad or long:
-        for i in bad[:5]:
-            events.warn("bad-line", f"unparsable {fmt.marker.decode()} line", lines[i])
-        if len(bad) > 5:
-            events.warn("bad-line", f"{len(bad) - 5} more unparsable {fmt.marker.decode()} lines")
-        for i in long:
-            events.warn("line-too-long", f"event of {len(tail[i])} bytes skipped", lines[i])
-        drop = set(bad) | set(long)
-        groups = [g for i, g in enumerate(groups) if i not in drop]
-        lines = [n for i, n in enumerate(lines) if i not in drop]
+    width = len(fmt.fields) + 1
+    parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
+    markers = data.count(fmt.marker)
+    if len(parts) // width != markers:  # a marker line the grammar rejects, or another format
+        groups, lines = _collect_loose(data, fmt, events)
+    else:
+        counts = [piece.count(b"\n") for piece in parts[0 : len(parts) - 1 : width]]
+        lines = list(accumulate(counts, initial=1))[1:]
+        groups = list(zip(*(parts[i::width] for i in range(1, width)), strict=True))
+        _drop_long(groups, lines, fmt, events)
     if not groups:
         events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
         return
@@ -115,7 +101,7 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     else:
         _text_events(groups, lines, fmt, encoding, events)
     _check_clock(events)
-    if data.count(b":::ML") == len(starts):  # every marker in the file is one of ours
+    if data.count(b":::ML") == markers:  # every marker in the file is ours
         return
     others = [
         f.marker.decode()
@@ -124,6 +110,42 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     ]
     if others:
         events.warn("mixed-formats", f"lines of other formats ignored: {others}")
+
+
+def _collect_loose(
+    data: bytes, fmt: LogFormat, events: Events
+) -> tuple[list[tuple[bytes, ...]], list[int]]:
+    """The slow path: every marker, with the lines the grammar rejects reported."""
+    matches = list(fmt.loose.finditer(data))
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    lines = (np.searchsorted(newlines, [m.start() for m in matches]) + 1).tolist()
+    groups = [m.groups() for m in matches]
+    required = fmt.fields.index("json" if fmt.fields == ("json",) else "key")
+    bad = [i for i, g in enumerate(groups) if g[required] is None]
+    for i in bad[:5]:
+        events.warn("bad-line", f"unparsable {fmt.marker.decode()} line", lines[i])
+    if len(bad) > 5:
+        events.warn("bad-line", f"{len(bad) - 5} more unparsable {fmt.marker.decode()} lines")
+    if bad:
+        drop = set(bad)
+        groups = [g for i, g in enumerate(groups) if i not in drop]
+        lines = [n for i, n in enumerate(lines) if i not in drop]
+    _drop_long(groups, lines, fmt, events)
+    return groups, lines
+
+
+def _drop_long(
+    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, events: Events
+) -> None:
+    """Skip, in place, events whose value (the only unbounded part) is over the limit."""
+    tails = [g[-1] for g in groups]
+    if max(map(len, filter(None, tails)), default=0) <= MAX_EVENT_BYTES:
+        return
+    long = [i for i, tail in enumerate(tails) if tail and len(tail) > MAX_EVENT_BYTES]
+    for i in long:
+        events.warn("line-too-long", f"event of {len(tails[i])} bytes skipped", lines[i])
+    for i in reversed(long):
+        del groups[i], lines[i]
 
 
 def _text_events(
