@@ -46,7 +46,7 @@ FORMATS: tuple[LogFormat, ...] = (
         + _TS
         + rb"[ \t]+\([^)\n]*\)[ \t]+"
         + _KEY
-        + rb"(?:[ \t]*:([^\n]*))?",
+        + rb"[ \t]*:?[ \t]*([^\n]*)",
         fields=("bench", "ts", "key", "value"),
         time_unit_s=1.0,
         default_round="v0.5",

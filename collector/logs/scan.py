@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     if len(parts) // width != markers:  # a marker line the grammar rejects, or another format
         groups, lines = _collect_loose(data, fmt, events)
     else:
-        counts = [piece.count(b"\n") for piece in parts[0 : len(parts) - 1 : width]]
+        counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
         lines = list(accumulate(counts, initial=1))[1:]
         groups = list(zip(*(parts[i::width] for i in range(1, width)), strict=True))
         _drop_long(groups, lines, fmt, events)
@@ -153,12 +153,13 @@ def _text_events(
 ) -> None:
     columns = dict(zip(fmt.fields, zip(*groups, strict=True), strict=True))
     ts, keys = columns["ts"], columns["key"]
-    values = tuple(v.strip() if v else b"" for v in columns["value"])
-    triples = list(zip(ts, keys, values, strict=True))
-    if len(set(triples)) != len(triples):  # the same event printed twice (logger prefixes)
+    values = list(map(bytes.strip, map(_or_empty, columns["value"])))
+    if len(set(zip(ts, keys, values, strict=True))) != len(
+        ts
+    ):  # an event printed twice (logger prefixes)
         seen: set[tuple[bytes, bytes, bytes]] = set()
         keep = []
-        for t in triples:
+        for t in zip(ts, keys, values, strict=True):
             keep.append(t not in seen)
             seen.add(t)
         ts, keys, values, lines = (
@@ -167,9 +168,12 @@ def _text_events(
         if "bench" in columns:
             columns["bench"] = [b for b, k in zip(columns["bench"], keep, strict=True) if k]
     unit = fmt.time_unit_s
-    events.time_s = [float(t) * unit for t in ts] if unit != 1.0 else [float(t) for t in ts]
-    events.keys = [k.decode(encoding, "replace") for k in keys]
-    events.values = [v.decode(encoding, "replace") for v in values]
+    events.time_s = [float(t) * unit for t in ts] if unit != 1.0 else list(map(float, ts))
+    if encoding == "ascii":  # plain bytes.decode in C, no error handler needed
+        events.keys, events.values = list(map(bytes.decode, keys)), list(map(bytes.decode, values))
+    else:
+        events.keys = [k.decode(encoding, "replace") for k in keys]
+        events.values = [v.decode(encoding, "replace") for v in values]
     events.metadata = [None] * len(events.keys)
     events.lines = list(lines)
     if "bench" in columns:
@@ -179,6 +183,10 @@ def _text_events(
         else:
             names = sorted(b.decode(encoding, "replace") for b in benches)
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
+
+
+def _or_empty(value: bytes | None) -> bytes:
+    return value or b""
 
 
 # mllog writes its fields in this order; such lines are split without a JSON round trip.

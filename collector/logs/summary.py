@@ -80,7 +80,21 @@ def summarize(events: Events) -> RunSummary:
     stops: list[int] = []
     epoch_keys = set(r["epoch_keys"])
     wanted = epoch_keys | _INTERESTING | {r["start_key"], r["stop_key"]}
-    for i in [i for i, key in enumerate(events.keys) if key in wanted or key[:11] == "submission_"]:
+    picked = [i for i, key in enumerate(events.keys) if key in wanted or key[:11] == "submission_"]
+    # bare integer epoch counters (v0.5 train_epoch: 3) need no decoding
+    bare = [
+        i
+        for i in picked
+        if events.keys[i] in epoch_keys
+        and events.keys[i] not in _INTERESTING
+        and events.metadata[i] is None
+        and events.values[i].isdigit()
+    ]
+    if bare:
+        epochs.append(float(max(int(events.values[i]) for i in bare)))
+        skip = set(bare)
+        picked = [i for i in picked if i not in skip]
+    for i in picked:
         key = events.keys[i]
         if key == r["start_key"]:
             starts.append(i)

@@ -3,6 +3,7 @@
 import shutil
 import sys
 
+from collector import query
 from collector.cli import main
 from tests.conftest import LOGS
 
@@ -65,10 +66,8 @@ def test_errors_are_one_line_and_exit_1(monkeypatch, capsys, tmp_path):
         f"error: {tmp_path / 'missing'}: no such file or folder\n",
     )
     code, out, err = cli(monkeypatch, capsys, "query", "nope", "--store", tmp_path)
-    assert (code, err) == (
-        1,
-        "error: unknown table 'nope'; known: issues, manifest, runs, scores, systems\n",
-    )
+    known = ", ".join(query.names())
+    assert (code, err) == (1, f"error: unknown table 'nope'; known: {known}\n")
     code, out, err = cli(monkeypatch, capsys, "query", "runs", "--format", "xml")
     assert (code, err) == (
         1,
