@@ -16,6 +16,7 @@ import pyarrow as pa
 from collector import store as stores
 from collector.logs.scan import Events, Issue, scan
 from collector.logs.summary import RunSummary, summarize
+from collector.published import is_published_folder, load_published
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 from collector.systems import classify_interconnect, read_description, system_row
@@ -85,7 +86,11 @@ def ingest(
     `on_issue`); the report's `failed` says whether any was an error.
     """
     store_path = stores.resolve(store)
-    entries = find_logs([Path(p) for p in paths])
+    paths = [Path(p) for p in paths]
+    published = [p for p in paths if is_published_folder(p)]
+    for folder in published:
+        ingest_published(folder, store_path)
+    entries = find_logs([p for p in paths if p not in published])
     snap = stores.read(store_path)
     report = IngestReport(store=store_path, files=len(entries))
     known = frozenset(snap["runs"].column("log_sha256").to_pylist())
@@ -125,6 +130,7 @@ def ingest(
         return report
     merged = {name: merge(name, snap.tables[name], table) for name, table in new.items()}
     merged["compliance"] = snap.tables["compliance"]
+    merged["published"] = snap.tables["published"]
     report.snapshot = stores.write(store_path, stores.Snapshot(merged))
     return report
 
@@ -366,3 +372,14 @@ def _events_table(parts: list[pa.Table | None]) -> pa.Table:
     if not tables:
         return load("events").empty()
     return pa.concat_tables(tables)
+
+
+# --- published results (runs/published/*.csv) -------------------------------------------------
+
+
+def ingest_published(folder: str | Path, store: str | Path | None = None) -> str:
+    """Replace the store's `published` table with the CSVs in `folder`; returns the snapshot."""
+    store_path = stores.resolve(store)
+    snap = stores.read(store_path)
+    snap.tables["published"] = load_published(folder)
+    return stores.write(store_path, stores.Snapshot(snap.tables))

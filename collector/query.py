@@ -16,6 +16,7 @@ import yaml
 
 from collector import store as stores
 from collector.errors import InputError, QueryError
+from collector.queries import parameters
 from collector.store.schemas import STORED_TABLES
 from collector.store.snapshot import current_name
 
@@ -130,6 +131,8 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
             con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _empty_{table}")
     con.register("score_rules", score_rules())
     con.register("sources", sources())
+    for name, table in parameters.tables().items():
+        con.register(name, table)
     for name, contract in contracts().items():
         try:
             con.execute(f"CREATE VIEW {name} AS {contract.sql}")

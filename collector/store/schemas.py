@@ -97,7 +97,15 @@ def load(name: str) -> TableSchema:
     )
 
 
-STORED_TABLES = ("runs", "systems", "events", "evals", "ingest_issues", "compliance")
+STORED_TABLES = (
+    "runs",
+    "systems",
+    "events",
+    "evals",
+    "ingest_issues",
+    "compliance",
+    "published",
+)
 
 
 def all_schemas() -> dict[str, TableSchema]:

@@ -1,0 +1,96 @@
+"""Numbers transcribed from published studies (runs/published/*.csv) as the `published` table."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pyarrow as pa
+
+from collector.errors import InputError
+from collector.store.schemas import load
+
+HEADER = (
+    "row_id",
+    "study",
+    "citation",
+    "system",
+    "accelerator",
+    "accelerators",
+    "nodes",
+    "interconnect",
+    "precision",
+    "framework",
+    "benchmark",
+    "metric",
+    "value",
+    "unit",
+    "batch_size",
+    "baseline",
+    "notes",
+)
+_TAG = re.compile(r"\s*\[([a-z ]+)\]")
+
+
+def is_published_folder(path: Path) -> bool:
+    """True for a folder holding at least one CSV with the published-results header."""
+    if not path.is_dir():
+        return False
+    return any(_header(csv_path) == HEADER for csv_path in sorted(path.glob("*.csv")))
+
+
+def load_published(folder: str | Path) -> pa.Table:
+    """Read every published-results CSV in `folder` into a validated `published` table."""
+    rows = []
+    for path in sorted(Path(folder).glob("*.csv")):
+        if _header(path) != HEADER:
+            continue
+        with path.open(newline="", encoding="utf-8") as handle:
+            for line, raw in enumerate(csv.DictReader(handle), start=2):
+                rows.append(_row(raw, path.name, line))
+    ids = [r["row_id"] for r in rows]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise InputError(f"{folder}: row_id repeated: {', '.join(duplicates)}")
+    return load("published").table_from_rows(rows)
+
+
+def qualifiers(notes: str | None) -> str | None:
+    """The bracketed tags at the start of a notes cell, comma-separated, or None."""
+    tags, pos = [], 0
+    while notes and (match := _TAG.match(notes, pos)):
+        tags.append(match.group(1))
+        pos = match.end()
+    return ",".join(tags) or None
+
+
+def _header(path: Path) -> tuple[str, ...]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return tuple(next(csv.reader(handle), ()))
+
+
+def _row(raw: dict[str, str], file: str, line: int) -> dict[str, object]:
+    row: dict[str, object] = {k: (v.strip() or None) for k, v in raw.items()}
+    where = f"{file}:{line}"
+    for name in ("row_id", "study", "citation", "metric", "value", "unit"):
+        if row[name] is None:
+            raise InputError(f"{where}: {name} is empty")
+    for name in ("accelerators", "nodes"):
+        row[name] = _int(row[name], where, name)
+    try:
+        row["value_text"], row["value"] = row["value"], float(str(row["value"]))
+    except ValueError as exc:
+        raise InputError(f"{where}: value {row['value']!r} is not a number") from exc
+    row["qualifiers"] = qualifiers(row["notes"])  # type: ignore[arg-type]
+    row["file"] = file
+    return row
+
+
+def _int(text: object, where: str, name: str) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(str(text))
+    except ValueError as exc:
+        raise InputError(f"{where}: {name} {text!r} is not an integer") from exc

@@ -1,0 +1,86 @@
+-- interconnect_delta: NVLink or NVSwitch against PCIe or no peer-to-peer, for the same chip,
+-- accelerator count, precision, framework, benchmark and proxy scale within one source, round
+-- and division. Runs of all systems of a side are pooled; the rows name the systems and say
+-- what else differs between the sides (confounders). Gains a study states against PCIe are
+-- added as kind 'published'.
+WITH params AS (
+    SELECT
+        resamples, resamples // 2 AS shift,
+        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
+        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
+    FROM bootstrap_params
+),
+pools AS (
+    SELECT
+        pool_id, any_value(source) AS source, any_value(round) AS round,
+        any_value(division) AS division, any_value(benchmark) AS benchmark,
+        any_value(chip) AS chip, any_value(accelerators) AS accelerators,
+        any_value(framework) AS framework, any_value(precision) AS precision,
+        any_value(scale) AS scale, any_value(interconnect) AS interconnect,
+        string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
+        string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
+        min(nodes) AS nodes_min, max(nodes) AS nodes_max, count(*) AS runs,
+        avg(minutes) AS minutes,
+        hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
+             any_value(chip), any_value(accelerators), any_value(framework),
+             any_value(precision), any_value(scale)) AS match_id
+    FROM observations
+    WHERE minutes IS NOT NULL AND chip IS NOT NULL AND accelerators > 1
+        AND interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
+    GROUP BY pool_id
+),
+pairs AS (
+    SELECT
+        f.*, s.pool_id AS baseline_pool_id, s.interconnect AS baseline_interconnect,
+        s.systems AS baseline_systems, s.accelerator_models AS baseline_accelerator_models,
+        s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
+        s.runs AS baseline_runs, s.minutes AS baseline_minutes, s.minutes / f.minutes AS gain
+    FROM pools AS f
+    JOIN pools AS s ON s.match_id = f.match_id
+    WHERE f.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge')
+        AND s.interconnect IN ('pcie', 'no-p2p')
+),
+boot AS (
+    SELECT p.pool_id, p.baseline_pool_id, list_sort(list(y.mean / x.mean)) AS sorted
+    FROM pairs AS p
+    CROSS JOIN params
+    JOIN resampled_means AS x ON x.group_id = p.pool_id AND x.measure = 'pool_minutes'
+    JOIN resampled_means AS y
+        ON y.group_id = p.baseline_pool_id AND y.measure = 'pool_minutes'
+        AND y.resample = (x.resample + params.shift) % params.resamples
+    GROUP BY ALL
+),
+stated AS (
+    SELECT
+        *,
+        CASE metric WHEN 'improvement_pct' THEN 1 + value / 100 ELSE value END AS stated_gain
+    FROM store.published
+    WHERE baseline ILIKE '%PCIe%' AND baseline NOT ILIKE '%FP32%' AND baseline NOT ILIKE '1 GPU%'
+        AND metric IN ('improvement_pct', 'speedup') AND notes NOT ILIKE '%not end-to-end%'
+)
+SELECT
+    'measured' AS kind, p.source, p.round, p.division, p.benchmark, p.chip, p.accelerators,
+    p.framework, p.precision, p.scale, p.interconnect, p.baseline_interconnect, p.systems,
+    p.baseline_systems, p.accelerator_models, p.baseline_accelerator_models, p.runs,
+    p.baseline_runs, p.minutes, p.baseline_minutes, p.gain,
+    boot.sorted[params.lo] AS gain_ci_low, boot.sorted[params.hi] AS gain_ci_high,
+    boot.sorted[params.lo] <= 1 AND boot.sorted[params.hi] >= 1 AS within_noise,
+    nullif(concat_ws('; ',
+        CASE WHEN p.accelerator_models <> p.baseline_accelerator_models
+             THEN 'accelerator models differ' END,
+        CASE WHEN p.nodes_min <> p.baseline_nodes_min OR p.nodes_max <> p.baseline_nodes_max
+             THEN format('nodes {}-{} vs {}-{}', p.nodes_min, p.nodes_max,
+                         p.baseline_nodes_min, p.baseline_nodes_max) END,
+        CASE WHEN p.systems <> p.baseline_systems THEN 'different systems' END), '')
+        AS confounders,
+    NULL AS published_row_id, NULL AS qualifiers
+FROM pairs AS p
+CROSS JOIN params
+LEFT JOIN boot ON boot.pool_id = p.pool_id AND boot.baseline_pool_id = p.baseline_pool_id
+UNION ALL
+SELECT
+    'published', 'published', study, NULL, benchmark, NULL, accelerators, framework,
+    precision, NULL, interconnect, 'pcie', coalesce(system, accelerator), NULL, accelerator,
+    NULL, NULL, NULL, NULL, NULL, stated_gain, NULL, NULL, NULL, baseline, row_id, qualifiers
+FROM stated
+ORDER BY kind, source, round, benchmark, chip, accelerators, precision, interconnect

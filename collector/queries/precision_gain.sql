@@ -1,0 +1,89 @@
+-- precision_gain: mixed precision (fp16, bf16) and tf32 against fp32 on the same system,
+-- benchmark, accelerator model and count, framework, interconnect and proxy scale, from time
+-- to train (kind time) and throughput (kind throughput); gains stated by studies against FP32
+-- are added as kind 'published'.
+WITH params AS (
+    SELECT
+        resamples, resamples // 2 AS shift,
+        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
+        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
+    FROM bootstrap_params
+),
+configs AS (
+    SELECT
+        *, hash(source, round, division, system_id, benchmark, accelerator, accelerators,
+                framework, interconnect, scale) AS hardware_id
+    FROM configurations
+),
+measured AS (
+    SELECT *, 'time' AS kind, 'minutes' AS measure, minutes AS value, runs AS n
+    FROM configs WHERE minutes IS NOT NULL
+    UNION ALL
+    SELECT *, 'throughput', 'throughput', throughput_samples_per_s, throughput_runs
+    FROM configs WHERE throughput_samples_per_s IS NOT NULL
+),
+pairs AS (
+    SELECT
+        m.*, b.config_id AS baseline_config_id, b.batch_size AS baseline_batch_size,
+        b.n AS baseline_runs, b.value AS baseline_value,
+        CASE m.kind WHEN 'time' THEN b.value / m.value ELSE m.value / b.value END AS gain
+    FROM measured AS m
+    JOIN measured AS b
+        ON b.hardware_id = m.hardware_id AND b.kind = m.kind AND b.precision = 'fp32'
+    WHERE m.precision IN ('fp16', 'bf16', 'tf32')
+),
+boot AS (
+    SELECT
+        p.config_id, p.baseline_config_id, p.kind,
+        list_sort(list(CASE p.kind WHEN 'time' THEN y.mean / x.mean
+                                   ELSE x.mean / y.mean END)) AS sorted
+    FROM pairs AS p
+    CROSS JOIN params
+    JOIN resampled_means AS x ON x.group_id = p.config_id AND x.measure = p.measure
+    JOIN resampled_means AS y
+        ON y.group_id = p.baseline_config_id AND y.measure = p.measure
+        AND y.resample = (x.resample + params.shift) % params.resamples
+    GROUP BY ALL
+),
+stated AS (
+    -- a study's gain over FP32: percent faster, percent less time, or a ratio
+    SELECT
+        *,
+        CASE
+            WHEN metric = 'improvement_pct' AND notes ILIKE '%time ratio x 100%'
+                THEN value / 100
+            WHEN metric = 'improvement_pct' THEN 1 + value / 100
+            WHEN metric = 'time_reduction_pct' THEN 1 / (1 - value / 100)
+            ELSE value
+        END AS stated_gain
+    FROM store.published
+    WHERE baseline ILIKE '%FP32%'
+        AND metric IN ('improvement_pct', 'time_reduction_pct', 'speedup', 'relative_performance')
+)
+SELECT
+    p.kind, p.source, p.round, p.division, p.system_id, p.system, p.benchmark, p.accelerator,
+    p.accelerators, p.framework, p.interconnect, p.scale, p.precision,
+    'fp32' AS baseline_precision, p.batch_size, p.baseline_batch_size, p.n AS runs,
+    p.baseline_runs,
+    CASE p.kind WHEN 'time' THEN p.value END AS minutes,
+    CASE p.kind WHEN 'time' THEN p.baseline_value END AS baseline_minutes,
+    CASE p.kind WHEN 'throughput' THEN p.value END AS throughput_samples_per_s,
+    CASE p.kind WHEN 'throughput' THEN p.baseline_value END
+        AS baseline_throughput_samples_per_s,
+    p.gain, boot.sorted[params.lo] AS gain_ci_low, boot.sorted[params.hi] AS gain_ci_high,
+    boot.sorted[params.lo] <= 1 AND boot.sorted[params.hi] >= 1 AS within_noise,
+    p.published_row_ids, p.qualifiers
+FROM pairs AS p
+CROSS JOIN params
+LEFT JOIN boot
+    ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
+    AND boot.kind = p.kind
+UNION ALL
+SELECT
+    'published', 'published', study, NULL,
+    'published/' || study || '/' || coalesce(system, accelerator, 'unnamed'),
+    coalesce(system, accelerator, 'unnamed'), benchmark, accelerator, accelerators, framework,
+    interconnect, NULL, precision, 'fp32', batch_size, NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, stated_gain, NULL, NULL, NULL, row_id, qualifiers
+FROM stated
+ORDER BY kind DESC, source, round, benchmark, system_id, accelerators, precision

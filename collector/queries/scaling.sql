@@ -1,0 +1,123 @@
+-- scaling: speedup and parallel efficiency against the smallest accelerator count of a family
+-- (same source, round, division, submitter, accelerator model, framework, precision,
+-- interconnect, benchmark and proxy scale). Strong scaling from time to train; weak scaling
+-- from throughput (runs that grow the batch with the accelerator count). Published speedups and
+-- efficiencies stated by a study are added as kind 'published', and beside the computed row
+-- they reproduce (published_speedup).
+WITH params AS (
+    SELECT
+        resamples, resamples // 2 AS shift,
+        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
+        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
+    FROM bootstrap_params
+),
+configs AS (
+    SELECT
+        *, hash(source, round, division, submitter, accelerator, framework, precision,
+                interconnect, benchmark, scale) AS family_id
+    FROM configurations
+    WHERE accelerators > 0
+),
+measured AS (
+    SELECT *, 'strong' AS kind, 'minutes' AS measure, minutes AS value
+    FROM configs WHERE minutes IS NOT NULL
+    UNION ALL
+    SELECT *, 'weak', 'throughput', throughput_samples_per_s
+    FROM configs WHERE throughput_samples_per_s IS NOT NULL
+),
+base AS (
+    -- the family's smallest count; ties broken by system id, batch size and configuration id
+    SELECT * FROM measured
+    QUALIFY row_number() OVER (
+        PARTITION BY family_id, kind
+        ORDER BY accelerators, system_id, batch_size NULLS FIRST, config_id) = 1
+),
+pairs AS (
+    SELECT
+        m.*, b.config_id AS baseline_config_id, b.system_id AS baseline_system_id,
+        b.accelerators AS baseline_accelerators, b.runs AS baseline_runs,
+        b.throughput_runs AS baseline_throughput_runs, b.value AS baseline_value,
+        CASE m.kind WHEN 'strong' THEN b.value / m.value ELSE m.value / b.value END AS speedup
+    FROM measured AS m
+    JOIN base AS b ON b.family_id = m.family_id AND b.kind = m.kind
+    WHERE m.accelerators > b.accelerators
+),
+boot AS (
+    SELECT
+        p.config_id, p.kind,
+        list_sort(list(CASE p.kind WHEN 'strong' THEN y.mean / x.mean
+                                   ELSE x.mean / y.mean END)) AS sorted
+    FROM pairs AS p
+    CROSS JOIN params
+    JOIN resampled_means AS x ON x.group_id = p.config_id AND x.measure = p.measure
+    JOIN resampled_means AS y
+        ON y.group_id = p.baseline_config_id AND y.measure = p.measure
+        AND y.resample = (x.resample + params.shift) % params.resamples
+    GROUP BY p.config_id, p.kind
+),
+computed AS (
+    SELECT
+        p.*, boot.sorted[params.lo] AS speedup_ci_low, boot.sorted[params.hi] AS speedup_ci_high
+    FROM pairs AS p
+    CROSS JOIN params
+    LEFT JOIN boot ON boot.config_id = p.config_id AND boot.kind = p.kind
+),
+stated AS (
+    -- speedups and efficiencies a study states against 1 accelerator of the same system
+    SELECT
+        row_id, study, system, accelerator, accelerators, precision, benchmark, framework,
+        interconnect, batch_size, metric, value, qualifiers, baseline
+    FROM store.published
+    WHERE metric IN ('speedup', 'scaling_efficiency_pct') AND baseline ILIKE '1 GPU%'
+        AND accelerators IS NOT NULL
+),
+matched AS (
+    SELECT c.config_id, c.kind, s.row_id, s.value
+    FROM computed AS c
+    JOIN stated AS s
+        ON c.source = 'published' AND s.study = c.round AND s.metric = 'speedup'
+        AND c.kind = 'strong' AND c.baseline_accelerators = 1
+        AND s.accelerators = c.accelerators AND s.benchmark = c.benchmark
+        AND s.accelerator IS NOT DISTINCT FROM c.accelerator
+        AND s.precision IS NOT DISTINCT FROM c.precision
+        AND s.system IS NOT DISTINCT FROM c.system
+    QUALIFY count(*) OVER (PARTITION BY c.config_id, c.kind) = 1
+)
+SELECT
+    c.kind, c.source, c.round, c.division, c.submitter, c.benchmark, c.accelerator,
+    c.framework, c.precision, c.interconnect, c.scale, c.system_id, c.system,
+    c.accelerators, c.nodes, c.batch_size,
+    CASE c.kind WHEN 'strong' THEN c.runs ELSE c.throughput_runs END AS runs,
+    CASE c.kind WHEN 'strong' THEN c.value END AS minutes,
+    CASE c.kind WHEN 'weak' THEN c.value END AS throughput_samples_per_s,
+    c.baseline_system_id, c.baseline_accelerators,
+    CASE c.kind WHEN 'strong' THEN c.baseline_runs ELSE c.baseline_throughput_runs END
+        AS baseline_runs,
+    CASE c.kind WHEN 'strong' THEN c.baseline_value END AS baseline_minutes,
+    CASE c.kind WHEN 'weak' THEN c.baseline_value END AS baseline_throughput_samples_per_s,
+    c.speedup, c.speedup_ci_low, c.speedup_ci_high,
+    100 * c.speedup * c.baseline_accelerators / c.accelerators AS efficiency_pct,
+    100 * c.speedup_ci_low * c.baseline_accelerators / c.accelerators AS efficiency_ci_low_pct,
+    100 * c.speedup_ci_high * c.baseline_accelerators / c.accelerators AS efficiency_ci_high_pct,
+    c.speedup_ci_low <= 1 AND c.speedup_ci_high >= 1 AS within_noise,
+    matched.value AS published_speedup,
+    100 * (c.speedup - matched.value) / matched.value AS published_diff_pct,
+    coalesce(matched.row_id, c.published_row_ids) AS published_row_ids, c.qualifiers
+FROM computed AS c
+LEFT JOIN matched ON matched.config_id = c.config_id AND matched.kind = c.kind
+UNION ALL
+SELECT
+    'published', 'published', s.study, NULL, s.study, s.benchmark, s.accelerator, s.framework,
+    s.precision, s.interconnect, NULL, 'published/' || s.study || '/'
+        || coalesce(s.system, s.accelerator, 'unnamed'), coalesce(s.system, s.accelerator,
+        'unnamed'), s.accelerators, NULL, s.batch_size, NULL, NULL, NULL, NULL, 1, NULL, NULL,
+    NULL,
+    CASE s.metric WHEN 'speedup' THEN s.value ELSE s.value * s.accelerators / 100 END,
+    NULL, NULL,
+    CASE s.metric WHEN 'speedup' THEN 100 * s.value / s.accelerators ELSE s.value END,
+    NULL, NULL, NULL, CASE s.metric WHEN 'speedup' THEN s.value END, NULL, s.row_id,
+    s.qualifiers
+FROM stated AS s
+WHERE s.row_id NOT IN (SELECT row_id FROM matched)
+ORDER BY kind DESC, source, round, benchmark, accelerator, precision, interconnect,
+    accelerators, system_id

@@ -1,0 +1,11 @@
+-- time_to_accuracy: quality reached against minutes since run start, per evaluation, for
+-- time-to-accuracy curves.
+SELECT
+    r.source, r.round, r.division, r.system_id, r.system, r.benchmark, r.accelerator,
+    r.accelerators, r.precision, r.interconnect, r.scale, r.run_id, r.run, r.status,
+    e.seq, e.elapsed_s / 60 AS minutes, e.epoch AS epochs, e.quality, r.quality_target,
+    e.quality >= r.quality_target AS reached_target
+FROM store.evals AS e
+JOIN store.runs AS r USING (run_id)
+WHERE e.elapsed_s IS NOT NULL
+ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq

@@ -1,0 +1,139 @@
+"""The data behind the site: every derived table that exists, read once from one store snapshot.
+
+Derived tables are optional: a page shows what exists and says what is not measured yet.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from collector import query
+from collector import store as stores
+from collector.errors import InputError
+from collector.site.config import settings
+from collector.store.snapshot import current_name
+
+Row = dict[str, Any]
+PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
+
+# Time-to-accuracy points per run, straight from the stored evaluations.
+_EVALS_SQL = """
+SELECT r.source, r.round, r.submitter, r.system_id, r.system, r.benchmark, r.run, r.run_id,
+       r.status, r.scale, e.elapsed_s / 60 AS minutes, e.epoch, e.quality, r.quality_target
+FROM store.evals AS e JOIN store.runs AS r USING (run_id)
+WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
+ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq
+"""
+
+# Spread of the converged runs of each scored configuration (fastest and slowest minutes).
+_SPREAD_SQL = """
+SELECT source, round, system_id, benchmark, coalesce(precision, '') AS precision,
+       coalesce(interconnect, '') AS interconnect, coalesce(accelerators, -1) AS accelerators,
+       min(minutes) AS fastest_minutes, max(minutes) AS slowest_minutes,
+       list(log_path ORDER BY run) AS logs
+FROM runs WHERE status = 'success'
+GROUP BY ALL
+"""
+
+
+@dataclass
+class SiteData:
+    """Derived tables by name, plus evaluations, run spreads and system descriptions."""
+
+    store: Path
+    snapshot: str
+    tables: dict[str, pa.Table]
+    evals: list[Row] = field(default_factory=list)
+    spreads: dict[tuple, Row] = field(default_factory=dict)
+    descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        """Whether the derived table exists (its query is defined)."""
+        return name in self.tables
+
+    def rows(self, name: str) -> list[Row]:
+        """The table's rows, or none when the table is not defined yet."""
+        table = self.tables.get(name)
+        return table.to_pylist() if table is not None else []
+
+    def spread(self, row: Row) -> Row | None:
+        """Fastest/slowest converged run of the configuration a scores row describes."""
+        return self.spreads.get(config_key(row))
+
+
+def config_key(row: Row) -> tuple:
+    """Key of one configuration: source, round, system, benchmark, precision, link, count."""
+    accelerators = row.get("accelerators")
+    return (
+        row["source"],
+        row["round"],
+        row["system_id"],
+        row["benchmark"],
+        row.get("precision") or "",
+        row.get("interconnect") or "",
+        -1 if accelerators is None else accelerators,
+    )
+
+
+def load(store: str | Path | None = None) -> SiteData:
+    """Read every defined derived table and the extras the pages need from one snapshot."""
+    store_path = stores.resolve(store)
+    snapshot = current_name(store_path)
+    if snapshot is None:
+        raise InputError(f"{store_path}: no store snapshot here; run collector ingest first")
+    con = query.connect(store_path)
+    tables = {}
+    for name in query.names():  # dependencies first: each table is computed once
+        con.execute(f"CREATE TEMP TABLE _m_{name} AS SELECT * FROM {name}")
+        con.execute(f"DROP VIEW {name}")
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM _m_{name}")
+        if name not in settings().internal_tables:
+            tables[name] = con.sql(f"SELECT * FROM {name}").to_arrow_table()
+    spreads = {
+        (
+            r["source"],
+            r["round"],
+            r["system_id"],
+            r["benchmark"],
+            r["precision"],
+            r["interconnect"],
+            r["accelerators"],
+        ): r
+        for r in con.sql(_SPREAD_SQL).to_arrow_table().to_pylist()
+    }
+    if "published" not in tables:
+        tables["published"] = _published(con)
+    evals = con.sql(_EVALS_SQL).to_arrow_table().to_pylist()
+    descriptions = {}
+    for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
+        descriptions[sid] = _parse(text)
+    return SiteData(store_path, snapshot, tables, evals, spreads, descriptions)
+
+
+def _published(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Transcribed study numbers straight from runs/published/*.csv, labelled as published."""
+    files = sorted(PUBLISHED.glob("*.csv"))
+    if not files:
+        return pa.table({"source": pa.array([], pa.string())})
+    listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+    return con.sql(
+        f"SELECT 'published' AS source, * REPLACE (TRY_CAST(value AS DOUBLE) AS value, "
+        f"TRY_CAST(accelerators AS BIGINT) AS accelerators) "
+        f"FROM read_csv([{listing}], all_varchar = true, header = true) ORDER BY row_id"
+    ).to_arrow_table()
+
+
+def _parse(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}

@@ -1,0 +1,282 @@
+"""Benchmark pages: time to train by system, scaling, time-to-accuracy curves, throughput."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from markupsafe import Markup
+
+from collector.site import charts
+from collector.site.config import settings
+from collector.site.data import SiteData
+from collector.site.escape import markdown_text
+from collector.site.model import Page, Section, Table
+from collector.site.pages.common import (
+    Row,
+    benchmark_page,
+    chart_ref,
+    distinct,
+    interval,
+    kind,
+    link,
+    num,
+    rel,
+)
+from collector.site.pages.configs import configurations
+
+TTA_RUNS_PER_SYSTEM = 5  # curves drawn per configuration (the first runs by index)
+
+
+def benchmark_names(data: SiteData) -> list[str]:
+    """Benchmarks that have runs, in the order site.yml lists them."""
+    present = {r["benchmark"] for r in data.rows("runs")}
+    known = [b for b in settings().benchmarks if b in present]
+    return known + sorted(present - set(known))
+
+
+def index_page(data: SiteData) -> Page:
+    """benchmarks/index.md: one row per benchmark."""
+    path = "benchmarks/index.md"
+    configs = configurations(data)
+    rows = []
+    for name in benchmark_names(data):
+        mine = [c for c in configs if c["benchmark"] == name]
+        best = min(mine, key=lambda c: c["minutes"], default=None)
+        rows.append(
+            (
+                link(settings().benchmark(name).title, rel(path, benchmark_page(name))),
+                settings().benchmark(name).domain,
+                len(mine),
+                Markup(markdown_text(num(best["minutes"]))) if best else None,
+                best["label"] if best else "no scored configuration",
+            )
+        )
+    table = Table(
+        ("benchmark", "domain", "scored configurations", "fastest, minutes", "by"), tuple(rows)
+    )
+    return Page(
+        path, "Benchmarks", data.snapshot, sections=(Section("All benchmarks", table=table),)
+    )
+
+
+def page(data: SiteData, name: str) -> Page:
+    """One benchmark's page."""
+    path = benchmark_page(name)
+    bench = settings().benchmark(name)
+    configs = sorted(
+        (c for c in configurations(data, scored_only=False) if c["benchmark"] == name),
+        key=lambda c: (c["kind"], c["minutes"] is None, c["minutes"] or 0),
+    )
+    intro = Markup(
+        f"Domain: **{markdown_text(bench.domain)}**. MLPerf allows {num(bench.variance_pct)}% "
+        "run-to-run variance for this benchmark; differences smaller than that are noise. "
+        "Official MLPerf results, local runs and published studies are shown apart."
+    )
+    sections = [
+        _time_section(path, bench.title, configs),
+        _scaling_section(path, bench.title, configs),
+    ]
+    sections.append(
+        _tta_section(path, bench.title, [e for e in data.evals if e["benchmark"] == name])
+    )
+    sections.append(
+        _throughput_section(path, [r for r in data.rows("runs") if r["benchmark"] == name])
+    )
+    published = [r for r in data.rows("published") if r.get("benchmark") == name]
+    if published:
+        sections.append(_published_section(published))
+    return Page(path, bench.title, data.snapshot, intro=intro, sections=tuple(sections))
+
+
+def _time_section(path: str, title: str, configs: list[Row]) -> Section:
+    rows = []
+    for c in configs:
+        rows.append(
+            (
+                c["kind"],
+                link(c["system"], rel(path, c["system_doc"])),
+                c["submitter"],
+                c["round"],
+                c["hardware"],
+                c.get("interconnect"),
+                c.get("precision"),
+                Markup(markdown_text(num(c["minutes"])))
+                if c["minutes"]
+                else c["unscorable_reason"],
+                interval(c["fastest_minutes"], c["slowest_minutes"]),
+                f"{c['runs_used']} of {c['runs_total']}",
+            )
+        )
+    table = Table(
+        (
+            "evidence",
+            "system",
+            "submitter",
+            "round",
+            "hardware",
+            "interconnect",
+            "precision",
+            "score, minutes",
+            "fastest–slowest run",
+            "runs averaged",
+        ),
+        tuple(rows),
+        caption="Score: the fastest and slowest scored runs dropped, the rest averaged "
+        "(see Method). Each system links to its page, which lists every log with its sha256.",
+    )
+    scored = [c for c in configs if c["minutes"]]
+    chart_list = []
+    for source_kind in distinct(c["kind"] for c in scored):
+        rows_k = [c for c in scored if c["kind"] == source_kind]
+        t = f"{title}: time to train, {source_kind}"
+        desc = (
+            f"Dot plot of the time to train of {len(rows_k)} configurations ({source_kind}); "
+            f"fastest {num(min(c['minutes'] for c in rows_k))} minutes."
+        )
+        chart = charts.time_to_train(_chart_rows(rows_k), t, desc)
+        chart_list.append(chart_ref(path, f"time-{source_kind}", chart, t, desc))
+    return Section("Time to train by system", table=table, charts=tuple(chart_list))
+
+
+def _chart_rows(rows: list[Row]) -> list[Row]:
+    keep = (
+        "label",
+        "minutes",
+        "fastest_minutes",
+        "slowest_minutes",
+        "system",
+        "accelerators",
+        "runs_used",
+        "kind",
+    )
+    return [{k: r.get(k) for k in keep} for r in rows]
+
+
+def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
+    """Minutes against accelerator count for each family (same source, submitter, accelerator)."""
+    families: dict[tuple, list[Row]] = defaultdict(list)
+    for c in configs:
+        if c["minutes"] and c.get("accelerators"):
+            families[(c["kind"], c["round"], c["submitter"], c.get("accelerator"))].append(c)
+    series = {k: v for k, v in families.items() if len({c["accelerators"] for c in v}) > 1}
+    if not series:
+        return Section(
+            "Scaling",
+            intro=Markup(
+                "No submitter has results at more than one accelerator count for this "
+                "benchmark in one round, so no scaling curve can be drawn."
+            ),
+        )
+    chart_list = []
+    for source_kind in distinct(k[0] for k in series):
+        rows = [
+            {
+                "accelerators": c["accelerators"],
+                "value": c["minutes"],
+                "low": c["fastest_minutes"],
+                "high": c["slowest_minutes"],
+                "series": f"{k[2]} {k[3]} ({k[1]})",
+                "measure": "minutes to train",
+                "kind": k[0],
+            }
+            for k, cs in series.items()
+            if k[0] == source_kind
+            for c in cs
+        ]
+        t = f"{title}: time to train against accelerators, {source_kind}"
+        desc = (
+            f"Line chart of minutes to train against accelerator count for {len(series)} "
+            "configuration families; bars span the fastest to the slowest converged run."
+        )
+        chart_list.append(
+            chart_ref(path, f"scaling-{source_kind}", charts.scaling(rows, t, desc), t, desc)
+        )
+    return Section(
+        "Scaling",
+        intro=Markup(
+            "Time to train against accelerator count within one submitter, round and "
+            "accelerator model. Error bars span the fastest to the slowest converged "
+            "run. Scaling efficiency with bootstrap intervals is on the "
+            "[Compare](../compare.md) page."
+        ),
+        charts=tuple(chart_list),
+    )
+
+
+def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
+    if not evals:
+        return Section("Time to accuracy", intro=Markup("No evaluations are logged."))
+    kept: dict[str, set[int]] = defaultdict(set)
+    points = []
+    for e in evals:
+        runs = kept[e["system_id"]]
+        if e["run"] not in runs and len(runs) >= TTA_RUNS_PER_SYSTEM:
+            continue
+        runs.add(e["run"])
+        points.append(e)
+    chart_list = []
+    for source_kind in distinct(kind(e) for e in points):
+        rows = [
+            {
+                "minutes": e["minutes"],
+                "quality": e["quality"],
+                "system": e["system"],
+                "run_id": e["run_id"],
+                "run": e["run"],
+            }
+            for e in points
+            if kind(e) == source_kind
+        ]
+        t = f"{title}: quality against time, {source_kind}"
+        desc = (
+            f"Line chart of logged quality against minutes since run start, one line per run, "
+            f"{len({r['run_id'] for r in rows})} runs of {len({r['system'] for r in rows})} "
+            f"systems ({source_kind})."
+        )
+        chart_list.append(
+            chart_ref(path, f"tta-{source_kind}", charts.time_to_accuracy(rows, t, desc), t, desc)
+        )
+    return Section(
+        "Time to accuracy",
+        intro=Markup(
+            f"Every evaluation logged, up to the first {TTA_RUNS_PER_SYSTEM} runs of "
+            "each system; quality in the benchmark's own metric."
+        ),
+        charts=tuple(chart_list),
+    )
+
+
+def _throughput_section(path: str, runs: list[Row]) -> Section:
+    logged = [r for r in runs if r.get("throughput_samples_per_s")]
+    if not logged:
+        return Section(
+            "Throughput", intro=Markup("None of these runs logged a training throughput.")
+        )
+    rows = tuple(
+        (kind(r), r["system"], r["run"], Markup(markdown_text(num(r["throughput_samples_per_s"]))))
+        for r in logged
+    )
+    return Section("Throughput", table=Table(("evidence", "system", "run", "samples/s"), rows))
+
+
+def _published_section(rows: list[Row]) -> Section:
+    table = Table(
+        ("system", "accelerators", "precision", "metric", "value", "unit", "citation"),
+        tuple(
+            (
+                r.get("system"),
+                r.get("accelerators"),
+                r.get("precision"),
+                r["metric"],
+                r["value"],
+                r.get("unit"),
+                r.get("citation"),
+            )
+            for r in rows
+        ),
+    )
+    return Section(
+        "Published studies (transcribed, not measured by collector)",
+        intro=Markup("Numbers as the studies print them; see [Sources](../sources.md)."),
+        table=table,
+    )

@@ -1,0 +1,209 @@
+"""System pages: the description as submitted, results, logs and measured ceilings."""
+
+from __future__ import annotations
+
+import json
+
+from markupsafe import Markup
+
+from collector.site.data import SiteData
+from collector.site.escape import markdown_text
+from collector.site.model import Page, Section, Table
+from collector.site.pages.common import (
+    Row,
+    accel_label,
+    benchmark_page,
+    interval,
+    kind,
+    link,
+    num,
+    rel,
+    system_page,
+)
+from collector.site.pages.configs import configurations
+
+SUMMARY_FIELDS = (
+    ("system", "system name"),
+    ("submitter", "submitter"),
+    ("accelerator", "accelerator"),
+    ("accelerators_per_node", "accelerators per node"),
+    ("nodes", "nodes"),
+    ("accelerator_memory_gib", "accelerator memory, GiB"),
+    ("interconnect", "interconnect class"),
+    ("accelerator_interconnect", "accelerator interconnect, as described"),
+    ("node_interconnect", "node interconnect, as described"),
+    ("cpu", "host processor"),
+    ("cpu_sockets", "host processors per node"),
+    ("cpu_cores", "host cores per node"),
+    ("host_memory_gib", "host memory per node, GiB"),
+    ("framework", "framework"),
+    ("os", "operating system"),
+    ("software", "software"),
+    ("availability", "availability"),
+    ("division", "division"),
+)
+
+
+def systems_with_runs(data: SiteData) -> list[Row]:
+    """Every system described, plus systems that have runs but no description."""
+    described = {s["system_id"]: s for s in data.rows("systems")}
+    for r in data.rows("runs"):
+        if r["system_id"] not in described:
+            described[r["system_id"]] = {
+                k: r.get(k)
+                for k in (
+                    "source",
+                    "round",
+                    "submitter",
+                    "system",
+                    "division",
+                    "accelerator",
+                    "accelerators",
+                    "nodes",
+                    "interconnect",
+                    "system_id",
+                    "scale",
+                )
+            }
+    return sorted(
+        described.values(), key=lambda s: (s["source"], s["round"], s["submitter"], s["system"])
+    )
+
+
+def index_page(data: SiteData) -> Page:
+    """systems/index.md: one row per system."""
+    path = "systems/index.md"
+    rows = tuple(
+        (
+            kind(s),
+            s["round"],
+            s["submitter"],
+            link(s["system"], rel(path, system_page(s))),
+            accel_label(s),
+            s.get("interconnect"),
+            s.get("cpu"),
+        )
+        for s in systems_with_runs(data)
+    )
+    table = Table(
+        ("evidence", "round", "submitter", "system", "hardware", "interconnect", "host processor"),
+        rows,
+    )
+    return Page(path, "Systems", data.snapshot, sections=(Section("All systems", table=table),))
+
+
+def page(data: SiteData, system: Row) -> Page:
+    """One system's page."""
+    path = system_page(system)
+    sid = system["system_id"]
+    summary = Table(
+        ("", ""),
+        tuple(
+            (label, _text(system.get(f)))
+            for f, label in SUMMARY_FIELDS
+            if system.get(f) is not None
+        ),
+    )
+    sections = [
+        Section(
+            "Description",
+            table=summary,
+            notes=(Markup("Interconnect class inferred from the hardware name."),)
+            if system.get("interconnect_inferred")
+            else (),
+        )
+    ]
+    full = data.descriptions.get(sid) or {}
+    if full:
+        sections.append(
+            Section(
+                "System description as submitted",
+                table=Table(
+                    ("field", "value"), tuple((k, _text(v)) for k, v in sorted(full.items()))
+                ),
+                notes=(Markup(f"From `{_code(system.get('description_path'))}`."),),
+            )
+        )
+    sections.append(_results(data, path, sid))
+    sections.append(_logs(data, sid))
+    ceilings = [r for r in data.rows("ceilings") if r.get("system_id") == sid]
+    if ceilings:
+        cols = tuple(k for k in ceilings[0] if k != "system_id")
+        sections.append(
+            Section(
+                "Ceilings measured by local runs",
+                table=Table(cols, tuple(tuple(_cell(r[c]) for c in cols) for r in ceilings)),
+            )
+        )
+    title = f"{system['system']} ({system['submitter']}, {system['round']})"
+    intro = Markup(
+        f"Evidence: **{markdown_text(kind(system))}**. {markdown_text(accel_label(system))}."
+    )
+    return Page(path, title, data.snapshot, intro=intro, sections=tuple(sections))
+
+
+def _results(data: SiteData, path: str, sid: str) -> Section:
+    mine = [c for c in configurations(data, scored_only=False) if c["system_id"] == sid]
+    rows = tuple(
+        (
+            link(c["title"], rel(path, benchmark_page(c["benchmark"]))),
+            c["hardware"],
+            c.get("precision"),
+            Markup(num(c["minutes"])) if c["minutes"] else c["unscorable_reason"],
+            interval(c["fastest_minutes"], c["slowest_minutes"]),
+            f"{c['runs_used']} of {c['runs_total']}",
+        )
+        for c in mine
+    )
+    table = Table(
+        (
+            "benchmark",
+            "hardware",
+            "precision",
+            "score, minutes",
+            "fastest–slowest run",
+            "runs averaged",
+        ),
+        rows,
+    )
+    return Section(
+        "Results", table=table if rows else None, intro=Markup("" if rows else "No scored results.")
+    )
+
+
+def _logs(data: SiteData, sid: str) -> Section:
+    runs = [r for r in data.rows("runs") if r["system_id"] == sid]
+    rows = tuple(
+        (
+            r["benchmark"],
+            r["run"],
+            r["status"],
+            Markup(num(r["minutes"])),
+            Markup(f"`{_code(r['log_path'])}`"),
+            Markup(f"`{_code((r['log_sha256'] or '')[:16])}`"),
+        )
+        for r in runs
+    )
+    return Section(
+        "Logs",
+        table=Table(("benchmark", "run", "status", "minutes", "log", "sha256 (first 16)"), rows),
+        intro=Markup(
+            "Every run behind the results above; the full sha256 of each "
+            "file is in the manifest on the [Data](../data.md) page."
+        ),
+    )
+
+
+def _text(value: object) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _cell(value: object) -> object:
+    return num(value) if isinstance(value, float) else value
+
+
+def _code(value: object) -> str:
+    """Text for a Markdown code span (which escapes HTML itself): backticks and pipes replaced."""
+    return " ".join(str(value or "").replace("`", "'").replace("|", "/").split())

@@ -1,0 +1,82 @@
+"""A small store for the site tests: two v0.7-layout systems and local runs whose platform
+name is an HTML injection attempt; helpers to build the site from a store into a temp folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from collector import site
+from collector.ingest import ingest
+from tests.conftest import LOGS, REPO
+
+XSS = "<script>alert(1)</script>"
+
+
+def make_store(root: Path) -> Path:
+    """Ingest a v0.7 tree (4- and 8-GPU PCIe systems, ssd) and three local MLLOG runs."""
+    org = root / "tree" / "training_results_v0.7" / "Acme"
+    for name, count in (("node4", 4), ("node8", 8)):
+        (org / "systems").mkdir(parents=True, exist_ok=True)
+        (org / "systems" / f"{name}.json").write_text(
+            json.dumps(
+                {
+                    "submitter": "Acme",
+                    "division": "closed",
+                    "status": "available",
+                    "system_name": name,
+                    "number_of_nodes": "1",
+                    "accelerators_per_node": str(count),
+                    "accelerator_model_name": "Tesla V100-PCIe-32GB",
+                    "accelerator_interconnect": "N/A",
+                    "host_processor_model_name": "Xeon",
+                    "host_memory_capacity": "384GB",
+                }
+            )
+        )
+        results = org / "results" / name / "ssd"
+        results.mkdir(parents=True)
+        for i in range(5):
+            log = (LOGS / "v06_ssd.txt").read_bytes() + f"# {name} run {i}\n".encode()
+            (results / f"result_{i}.txt").write_bytes(log)
+    local = root / "tree" / "local"
+    local.mkdir(parents=True)
+    text = (LOGS / "mllog_local.txt").read_text()
+    assert "testhost_1xcpu_fp32_none" in text
+    for i in range(3):
+        hostile = text.replace("testhost_1xcpu_fp32_none", XSS) + f"# run {i}\n"
+        (local / f"run_{i}.log").write_text(hostile)
+    store = root / "store"
+    ingest([root / "tree"], store)
+    return store
+
+
+def build_site(store: Path | None, root: Path) -> Path:
+    """Generate into a copy of site_src and run mkdocs build; returns the built site folder."""
+    docs = root / "docs"
+    shutil.copytree(REPO / "site_src", docs)
+    site.write(site.generate(store), docs)
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text())
+    config.update(docs_dir=str(docs), site_dir=str(root / "site"))
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(root / "mkdocs.yml")],
+        check=True,
+    )
+    return root / "site"
+
+
+@pytest.fixture(scope="session")
+def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_store(tmp_path_factory.mktemp("small"))
+
+
+@pytest.fixture(scope="session")
+def small_site(small_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(small_store, tmp_path_factory.mktemp("small-site"))

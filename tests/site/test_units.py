@@ -1,0 +1,93 @@
+"""Escaping, chart specs and advice rules, without building a site."""
+
+from __future__ import annotations
+
+import json
+
+from collector.site import charts
+from collector.site.config import settings
+from collector.site.escape import json_for_html, markdown_text, title_text
+
+ROWS = [
+    {
+        "label": "a",
+        "minutes": 1.0,
+        "fastest_minutes": 0.9,
+        "slowest_minutes": 1.2,
+        "system": "<b>x</b>",
+        "accelerators": 8,
+        "runs_used": 3,
+        "kind": "official MLPerf",
+    },
+    {
+        "label": "b",
+        "minutes": 100.0,
+        "fastest_minutes": 90.0,
+        "slowest_minutes": 120.0,
+        "system": "y",
+        "accelerators": 16,
+        "runs_used": 3,
+        "kind": "official MLPerf",
+    },
+]
+
+
+def test_markdown_text_escapes_html_and_markdown() -> None:
+    out = markdown_text("<script>alert(1)</script> *x* [l](u) a|b")
+    assert "<" not in out and ">" not in out
+    assert r"\*x\*" in out and r"\[l\]\(u\)" in out and r"a\|b" in out
+
+
+def test_json_for_html_cannot_close_a_script() -> None:
+    text = str(json_for_html({"s": "</script><script>alert(1)</script>"}))
+    assert "</" not in text and "<" not in text
+    assert json.loads(text) == {"s": "</script><script>alert(1)</script>"}
+
+
+def test_title_has_no_angle_brackets() -> None:
+    assert "<" not in title_text("<script>") and "\u2039script\u203a" in title_text("<script>")
+
+
+def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None:
+    spec = charts.time_to_train(ROWS, "t", "alt text").to_dict()
+    assert spec["description"] == "alt text"
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["rule", "point"]
+    rule = spec["layer"][0]["encoding"]
+    assert (
+        rule["x"]["field"] == "fastest_minutes_plot"
+        and rule["x2"]["field"] == "slowest_minutes_plot"
+    )
+    assert any(t["field"] == "system" for t in spec["layer"][1]["encoding"]["tooltip"])
+    params = spec["params"]
+    assert params[0]["bind"]["input"] == "checkbox"
+
+
+def test_narrow_range_has_no_log_toggle() -> None:
+    spec = charts.time_to_train(ROWS[:1], "t", "d").to_dict()
+    assert "params" not in spec
+
+
+def test_scaling_chart_uses_interval_columns() -> None:
+    rows = [
+        {
+            "accelerators": n,
+            "value": v,
+            "low": v * 0.9,
+            "high": v * 1.1,
+            "series": "s",
+            "measure": "minutes",
+            "kind": "official MLPerf",
+        }
+        for n, v in ((4, 100.0), (8, 55.0))
+    ]
+    spec = charts.scaling(rows, "t", "d").to_dict()
+    enc = spec["layer"][0]["encoding"]
+    assert enc["y"]["field"] == "low_plot" and enc["y2"]["field"] == "high_plot"
+    assert spec["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
+
+
+def test_advice_rules_pick_by_threshold() -> None:
+    rules = settings().advice["scaling"]
+    assert next(r for r in rules if r.holds(30.0)).below == 50
+    assert next(r for r in rules if r.holds(95.0)).below == 1000

@@ -1,0 +1,63 @@
+"""Loading runs/published/*.csv into the published table and the store."""
+
+from pathlib import Path
+
+import pytest
+
+from collector import query
+from collector.errors import InputError
+from collector.ingest import ingest
+from collector.published import HEADER, is_published_folder, load_published, qualifiers
+from collector.store import snapshot
+
+PUBLISHED = Path(__file__).resolve().parents[1] / "runs" / "published"
+
+
+def write_csv(folder: Path, rows: list[list[str]], name: str = "x.csv") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [",".join(HEADER)] + [",".join(r) for r in rows]
+    (folder / name).write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    return folder
+
+
+def row(row_id: str, metric: str = "epochs", value: str = "61", notes: str = "") -> list[str]:
+    return [row_id, "s", "c", "DGX-1", "V100", "4", "1", "nvlink", "fp16", "", "resnet",
+            metric, value, "epochs", "512", "", notes]  # fmt: skip
+
+
+def test_qualifiers_are_the_leading_tags():
+    assert qualifiers("[approx] [range min] Published as '~65%'") == "approx,range min"
+    assert qualifiers("Published as [approx] later") is None
+    assert qualifiers(None) is None
+
+
+def test_load_types_and_keeps_the_text(tmp_path):
+    folder = write_csv(tmp_path / "p", [row("a-1", value="22.0", notes="[recovered] x")])
+    (got,) = load_published(folder).to_pylist()
+    assert got["value"] == 22.0 and got["value_text"] == "22.0"
+    assert got["accelerators"] == 4 and got["framework"] is None
+    assert got["qualifiers"] == "recovered" and got["file"] == "x.csv"
+
+
+def test_repeated_ids_and_bad_numbers_are_refused(tmp_path):
+    with pytest.raises(InputError, match="repeated"):
+        load_published(write_csv(tmp_path / "a", [row("a-1"), row("a-1")]))
+    with pytest.raises(InputError, match="not a number"):
+        load_published(write_csv(tmp_path / "b", [row("a-1", value="~3")]))
+
+
+def test_the_shipped_csvs_load():
+    table = load_published(PUBLISHED)
+    assert table.num_rows == 255
+    assert is_published_folder(PUBLISHED)
+    assert not is_published_folder(PUBLISHED / "README.md")
+
+
+def test_ingest_stores_published_and_keeps_it_across_log_ingests(tmp_path):
+    store = tmp_path / "store"
+    folder = write_csv(tmp_path / "p", [row("a-1")])
+    ingest([folder], store=store)
+    assert snapshot.read(store)["published"].num_rows == 1
+    ingest([Path(__file__).parent / "fixtures" / "logs"], store=store)
+    assert snapshot.read(store)["published"].num_rows == 1
+    assert query.sql("SELECT count(*) AS n FROM store.published", store).to_pylist() == [{"n": 1}]
