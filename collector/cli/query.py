@@ -6,15 +6,15 @@ import csv
 import io
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import typer
 
-from collector import query
 from collector.cli import app
 from collector.errors import InputError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -37,6 +37,10 @@ def query_command(
     ] = None,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
+    import pyarrow.parquet as pq  # the query engine loads only when a query runs
+
+    from collector import query
+
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if (name is None) == (sql is None):
@@ -57,7 +61,9 @@ def query_command(
 def render(table: pa.Table, fmt: str) -> str:
     """A table as text: an aligned table, CSV or JSON."""
     if fmt == "json":
-        return query.to_json_rows(table) + "\n"
+        from collector.query import to_json_rows
+
+        return to_json_rows(table) + "\n"
     exact = fmt == "csv"
     rows = [[_cell(v, exact) for v in row.values()] for row in table.to_pylist()]
     if fmt == "csv":

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from collector import site
 from collector.cli import app
 
 
@@ -20,6 +19,8 @@ def site_command(
     ] = False,
 ) -> None:
     """Render the derived tables into the site's Markdown pages, charts and data files."""
+    from collector import site  # charts and templates load only when the site is built
+
     result = site.generate(store)
     if check:
         site.check(result, out)
