@@ -19,12 +19,7 @@ app = typer.Typer(
 
 def _register() -> None:
     # Imported for their side effect of adding commands to `app`.
-    from collector.cli import (  # noqa: F401
-        check,
-        ingest,
-        query,
-        site,  # noqa: F401
-    )
+    from collector.cli import check, ingest, query, run, site  # noqa: F401
 
 
 def main() -> None:

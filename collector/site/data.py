@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from collector import query
@@ -94,7 +95,7 @@ def load(store: str | Path | None = None) -> SiteData:
         con.execute(f"DROP VIEW {name}")
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM _m_{name}")
         if name not in settings().internal_tables:
-            tables[name] = con.sql(f"SELECT * FROM {name}").to_arrow_table()
+            tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
     spreads = {
         (
             r["source"],
@@ -105,7 +106,7 @@ def load(store: str | Path | None = None) -> SiteData:
             r["interconnect"],
             r["accelerators"],
         ): r
-        for r in con.sql(_SPREAD_SQL).to_arrow_table().to_pylist()
+        for r in settle(con.sql(_SPREAD_SQL).to_arrow_table()).to_pylist()
     }
     if "published" not in tables:
         tables["published"] = _published(con)
@@ -114,6 +115,31 @@ def load(store: str | Path | None = None) -> SiteData:
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
     return SiteData(store_path, snapshot, tables, evals, spreads, descriptions)
+
+
+SIGNIFICANT_DIGITS = 12
+
+
+def settle(table: pa.Table) -> pa.Table:
+    """Round float columns to 12 significant digits.
+
+    Parallel aggregation sums in varying order, so the last bits of a mean or an interval
+    differ from one run to the next; the pages must not (their staleness check compares
+    bytes), and no number on them carries more than a few digits.
+    """
+    for i, col in enumerate(table.schema):
+        if pa.types.is_floating(col.type):
+            values = table.column(i).to_numpy(zero_copy_only=False).astype(np.float64)
+            finite = np.isfinite(values) & (values != 0)
+            digits = np.zeros_like(values)
+            digits[finite] = SIGNIFICANT_DIGITS - 1 - np.floor(np.log10(np.abs(values[finite])))
+            rounded = values.copy()
+            rounded[finite] = np.array(
+                [round(v, int(d)) for v, d in zip(values[finite], digits[finite], strict=True)]
+            )
+            mask = table.column(i).is_null().to_numpy(zero_copy_only=False)
+            table = table.set_column(i, col, pa.array(rounded, col.type, mask=mask))
+    return table
 
 
 def _published(con: duckdb.DuckDBPyConnection) -> pa.Table:

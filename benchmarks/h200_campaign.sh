@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The H200 measurement campaign of `collector run --suite v0.5 --scale small`, in phases that
+# each fit one command on a lent 4-GPU machine. Results go to .out/h200 (kept between calls
+# while the machine stays up) and are packed into $OUT/campaign.tgz at the end of every phase.
+#
+#   bash benchmarks/h200_campaign.sh <phase> [seconds]
+#
+# Single-GPU configurations run side by side, one process per GPU (CUDA_VISIBLE_DEVICES), so
+# four of them share the host; every multi-GPU configuration and every no-p2p run has the
+# machine to itself. Runs resume: a phase cut short by its time limit is completed by the next.
+set -uo pipefail
+phase=${1:?phase}
+limit=${2:-540}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1
+out=.out/h200
+mkdir -p "$out" "${OUT:-.out}"
+deadline=$(( $(date +%s) + limit ))
+left() { echo $(( deadline - $(date +%s) )); }
+run() {  # run <cuda devices> <benchmarks> <gpus> <precision> <interconnect> [extra...]
+    local devs=$1 benches=$2 gpus=$3 prec=$4 ic=$5; shift 5
+    if [ "$(left)" -lt 20 ]; then echo "no time left for $benches $gpus $prec $ic"; return; fi
+    CUDA_VISIBLE_DEVICES=$devs timeout --signal=TERM --kill-after=30 "$(left)" \
+        python3 -m collector.cli run --suite v0.5 --scale small --benchmarks "$benches" \
+        --gpus "$gpus" --precision "$prec" --interconnect "$ic" --repeats 3 --resume \
+        --no-ingest --out "$out" "$@" > "$out/log-$phase-${devs//,/}-${benches//,/-}-$gpus-$prec-$ic.txt" 2>&1
+}
+pack() { tar czf "${OUT:-.out}/campaign.tgz" -C .out h200; echo "packed $(du -sh "${OUT:-.out}/campaign.tgz" | cut -f1)"; }
+trap pack EXIT
+
+case $phase in
+  probe)
+    nvidia-smi; nvidia-smi topo -m; nvidia-smi topo -p2p r
+    python3 -c 'import torch; print(torch.__version__, torch.cuda.device_count(), torch.version.cuda, torch.backends.cudnn.version(), torch.cuda.nccl.version())'
+    ;;
+  one)  # 1 GPU, bf16 then fp32, all seven benchmarks; the harness on GPU 0 first
+    { nvidia-smi topo -m; nvidia-smi -q | head -60; } > "$out/topology.txt" 2>&1
+    ( CUDA_VISIBLE_DEVICES=0 timeout 150 python3 benchmarks/harness.py > "$out/harness-eager.txt" 2>&1
+      CUDA_VISIBLE_DEVICES=0 timeout 200 python3 benchmarks/harness.py --compile > "$out/harness-compile.txt" 2>&1
+      run 0 resnet,ncf 1 bf16 default --no-ceilings
+      run 0 resnet,ncf 1 fp32 default --no-ceilings ) &
+    ( run 1 ssd,minigo 1 bf16 default; run 1 ssd,minigo 1 fp32 default --no-ceilings ) &
+    ( run 2 maskrcnn 1 bf16 default --no-ceilings; run 2 maskrcnn 1 fp32 default --no-ceilings ) &
+    ( run 3 gnmt,transformer 1 bf16 default --no-ceilings; run 3 gnmt,transformer 1 fp32 default --no-ceilings ) &
+    wait
+    ;;
+  resnet-scaling)  # the whole machine: ResNet-50 bf16 on 2 and 4 GPUs, default and no-p2p
+    run 0,1,2,3 resnet 2,4 bf16 default
+    run 0,1,2,3 resnet 2,4 bf16 no-p2p --no-ceilings
+    ;;
+  multi)  # 2 and 4 GPUs, bf16, default then no-p2p, the other six benchmarks
+    for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 4 bf16 default --no-ceilings; done
+    for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 2 bf16 default --no-ceilings; done
+    for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 4 bf16 no-p2p --no-ceilings; done
+    for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 2 bf16 no-p2p --no-ceilings; done
+    ;;
+  fp32-multi)  # 2 and 4 GPUs, fp32, default and no-p2p
+    for ic in default no-p2p; do for g in 4 2; do
+      run 0,1,2,3 resnet,ssd,ncf,gnmt,transformer,minigo,maskrcnn "$g" fp32 "$ic" --no-ceilings
+    done; done
+    ;;
+  *) echo "unknown phase $phase"; exit 2 ;;
+esac

@@ -1,0 +1,99 @@
+"""``collector run``: run an MLPerf suite on this machine and write MLPerf-format logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from collector.cli import app
+from collector.errors import RunError
+
+
+def _list(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    return items or None
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(t) for t in _list(text) or []]
+    except ValueError as exc:
+        raise RunError(f"--gpus expects integers like 1,2,4, got {text!r}") from exc
+
+
+@app.command("run")
+def run(
+    suite: Annotated[
+        str, typer.Option(help="Suite name (collector/suites/<name>.yml) or path.")
+    ] = "v0.5",
+    benchmarks: Annotated[
+        str | None, typer.Option(help="Comma-separated subset, e.g. resnet,ncf.")
+    ] = None,
+    scale: Annotated[
+        str, typer.Option(help="tiny, small, full or auto (tiny on CPU, small on GPU).")
+    ] = "auto",
+    gpus: Annotated[
+        str, typer.Option(help="Data-parallel widths, e.g. 1,2,4 (CPU: processes).")
+    ] = "1",
+    precision: Annotated[
+        str | None, typer.Option(help="fp32,tf32,bf16,fp16 (default bf16 on GPU, fp32 on CPU).")
+    ] = None,
+    interconnect: Annotated[
+        str, typer.Option(help="default,no-p2p (no-p2p sets NCCL_P2P_DISABLE=1).")
+    ] = "default",
+    repeats: Annotated[
+        int | None, typer.Option(help="Runs per benchmark (default: the suite's count).")
+    ] = None,
+    data_root: Annotated[Path | None, typer.Option(help="Data sets for --scale full.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default runs/local/<hostname>).")
+    ] = None,
+    store: Annotated[
+        Path | None, typer.Option(help="Store folder to ingest the results into.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan, one line per run.")
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Skip runs whose log ended success/failed.")
+    ] = False,
+    no_ingest: Annotated[
+        bool, typer.Option("--no-ingest", help="Do not ingest the results.")
+    ] = False,
+    no_ceilings: Annotated[
+        bool, typer.Option("--no-ceilings", help="Skip the ceiling measurements.")
+    ] = False,
+) -> None:
+    """Run the suite's benchmarks to their quality targets, over the requested matrix."""
+    from collector.run.plan import Options
+    from collector.run.runner import run_suite
+
+    opts = Options(
+        suite=suite,
+        benchmarks=_list(benchmarks),
+        scale=scale,
+        gpus=_ints(gpus),
+        precisions=_list(precision),
+        interconnects=_list(interconnect) or ["default"],
+        repeats=repeats,
+        data_root=data_root,
+        out=out,
+        store=store,
+        resume=resume,
+        dry_run=dry_run,
+        ingest=not no_ingest,
+        ceilings=not no_ceilings,
+    )
+    result = run_suite(opts)
+    if dry_run:
+        for line in result.plan:
+            typer.echo(line)
+        return
+    failed = [r for r in result.results if r.status in ("failed", "aborted")]
+    typer.echo(f"{len(result.results)} run(s), {len(failed)} not successful; logs in {result.out}")
+    if result.interrupted:
+        raise typer.Exit(130)

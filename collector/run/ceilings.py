@@ -1,0 +1,138 @@
+"""Hardware ceilings measured once per system: dense matmul TFLOP/s and all-reduce bus bandwidth.
+
+Matmul: square ``n x n`` products timed after warm-up (2 n^3 flops each). All-reduce: NCCL
+across all GPUs of the configuration, bus bandwidth = size / time * 2(n-1)/n (the nccl-tests
+convention), with peer-to-peer on and then off (``NCCL_P2P_DISABLE=1``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
+    """Sustained dense matmul TFLOP/s for ``n x n`` operands of ``dtype`` on ``device``."""
+    a = torch.randn(n, n, device=device, dtype=dtype)
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    for _ in range(3):
+        a @ b
+    sync()
+    iters, t0 = 0, time.perf_counter()
+    while True:
+        for _ in range(10 if device.type == "cuda" else 1):
+            a @ b
+            iters += 1
+        sync()
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return 2 * n**3 * iters / dt / 1e12
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, out: Any) -> None:
+    torch.cuda.set_device(rank)
+    dist.init_process_group(
+        "nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world
+    )
+    x = torch.ones(size // 2, dtype=torch.bfloat16, device="cuda")
+    for _ in range(5):
+        dist.all_reduce(x)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        dist.all_reduce(x)
+    torch.cuda.synchronize()
+    dt = (time.perf_counter() - t0) / iters
+    if rank == 0:
+        out.put(size / dt * 2 * (world - 1) / world / 1e9)
+    dist.destroy_process_group()
+
+
+def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int = 20) -> float:
+    """NCCL all-reduce bus bandwidth in GB/s over ``world`` GPUs, P2P on or off."""
+    env = {"NCCL_NVLS_ENABLE": "0"}
+    if not p2p:
+        env["NCCL_P2P_DISABLE"] = "1"
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        q = mp.get_context("spawn").SimpleQueue()
+        mp.start_processes(
+            _allreduce_worker,
+            args=(world, _free_port(), size, iters, q),
+            nprocs=world,
+            start_method="spawn",
+        )
+        return float(q.get())
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def measure_ceilings(gpus: int, quick: bool = False) -> dict[str, Any]:
+    """All ceilings for a configuration with ``gpus`` GPUs (0: CPU fp32 matmul only)."""
+    result: dict[str, Any] = {"measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if gpus == 0 or not torch.cuda.is_available():
+        result["matmul_tflops"] = {
+            "fp32": round(
+                matmul_tflops(
+                    torch.float32,
+                    torch.device("cpu"),
+                    256 if quick else 1024,
+                    0.3 if quick else 1.0,
+                ),
+                4,
+            )
+        }
+        result["allreduce_busbw_gbps"] = None
+        result["allreduce_skipped"] = "no GPUs: NCCL all-reduce does not apply"
+        return result
+    dev = torch.device("cuda", 0)
+    n = 2048 if quick else 8192
+    prev = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        result["matmul_tflops"] = {
+            "bf16": round(matmul_tflops(torch.bfloat16, dev, n), 2),
+            "fp32": round(matmul_tflops(torch.float32, dev, n), 2),
+        }
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = prev
+    if gpus < 2:
+        result["allreduce_busbw_gbps"] = None
+        result["allreduce_skipped"] = "one GPU: nothing to all-reduce across"
+    else:
+        result["allreduce_busbw_gbps"] = {
+            "p2p": round(allreduce_busbw(gpus, True), 2),
+            "no_p2p": round(allreduce_busbw(gpus, False), 2),
+        }
+        result["allreduce_message_bytes"] = 256 * 2**20
+    return result
+
+
+def ensure_ceilings(path: Path, gpus: int, quick: bool = False) -> dict[str, Any]:
+    """Read ``<config>.ceilings.json`` if present, else measure and write it."""
+    if path.is_file():
+        return json.loads(path.read_text())
+    data = measure_ceilings(gpus, quick)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return data

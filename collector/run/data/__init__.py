@@ -1,0 +1,1 @@
+"""Loaders for the real data sets of ``--scale full`` (ImageNet, COCO, WMT, MovieLens, Go SGF)."""

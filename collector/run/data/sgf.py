@@ -1,0 +1,94 @@
+"""Go game records (SGF) replayed into MiniGo training positions.
+
+For every move of every game whose board size matches: 17 feature planes (8 steps of history of
+the side to move's and the opponent's stones, plus a side-to-move plane), the move played
+(``y * size + x``, or ``size * size`` for a pass) and the game result from the mover's view.
+Captures are applied while replaying; games without a result (RE) are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import torch
+
+from collector.run.workloads.minigo import PLANES
+
+PROP = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
+
+
+def parse_sgf(text: str) -> tuple[int, str, list[tuple[int, int | None]]]:
+    """(board size, result, moves as (colour +1 black / -1 white, point or None for pass))."""
+    size_m = re.search(r"SZ\[(\d+)\]", text)
+    res_m = re.search(r"RE\[([^\]]*)\]", text)
+    size = int(size_m.group(1)) if size_m else 19
+    moves: list[tuple[int, int | None]] = []
+    for colour, coord in PROP.findall(text):
+        c = 1 if colour == "B" else -1
+        if len(coord) != 2 or coord == "tt" and size <= 19:
+            moves.append((c, None))
+        else:
+            x, y = ord(coord[0]) - 97, ord(coord[1]) - 97
+            moves.append((c, y * size + x))
+    return size, res_m.group(1) if res_m else "", moves
+
+
+def _group(board: list[int], p: int, size: int) -> tuple[set[int], bool]:
+    colour, stack, seen, free = board[p], [p], {p}, False
+    while stack:
+        q = stack.pop()
+        y, x = divmod(q, size)
+        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+            if 0 <= ny < size and 0 <= nx < size:
+                n = ny * size + nx
+                if board[n] == 0:
+                    free = True
+                elif board[n] == colour and n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+    return seen, free
+
+
+def play(board: list[int], p: int, colour: int, size: int) -> None:
+    """Place a stone and remove captured opponent groups (then the mover's, if suicide)."""
+    board[p] = colour
+    y, x = divmod(p, size)
+    for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+        n = ny * size + nx
+        if 0 <= ny < size and 0 <= nx < size and board[n] == -colour:
+            stones, free = _group(board, n, size)
+            if not free:
+                for s in stones:
+                    board[s] = 0
+    stones, free = _group(board, p, size)
+    if not free:
+        for s in stones:
+            board[s] = 0
+
+
+def load_games(root: Path, size: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """All positions from ``root/**/*.sgf`` of the given board size."""
+    feats, moves, values = [], [], []
+    for path in sorted(root.rglob("*.sgf")):
+        n, result, game = parse_sgf(path.read_text(encoding="utf-8", errors="replace"))
+        if n != size or not result or result[0] not in "BW":
+            continue
+        winner = 1 if result[0] == "B" else -1
+        board = [0] * (size * size)
+        history: list[torch.Tensor] = []
+        for colour, point in game:
+            history.insert(0, torch.tensor(board, dtype=torch.float32).view(size, size))
+            planes = torch.zeros(PLANES, size, size)
+            for t, b in enumerate(history[:8]):
+                planes[2 * t] = (b == colour).float()
+                planes[2 * t + 1] = (b == -colour).float()
+            planes[16] = float(colour == 1)
+            feats.append(planes)
+            moves.append(size * size if point is None else point)
+            values.append(float(winner == colour) * 2 - 1)
+            if point is not None:
+                play(board, point, colour, size)
+    if not feats:
+        raise FileNotFoundError(f"no {size}x{size} SGF games with results under {root}")
+    return torch.stack(feats), torch.tensor(moves), torch.tensor(values)

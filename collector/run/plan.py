@@ -1,0 +1,200 @@
+"""Expanding the command-line dimensions into the matrix of runs, and describing it."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collector.errors import RunError
+from collector.run.spec import INTERCONNECTS, PRECISIONS, RunSpec
+from collector.run.suite import SCALES, Suite, load_suite
+from collector.run.sysinfo import NCCL_ENV, accel_short, config_name, cpu_model, hostname
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the planner needs to know about this host."""
+
+    host: str
+    cpu: str
+    cores: int
+    gpu_names: tuple[str, ...] = ()
+
+    @classmethod
+    def detect(cls) -> Machine:
+        """Probe this host (GPUs through torch.cuda)."""
+        import torch
+
+        names: tuple[str, ...] = ()
+        if torch.cuda.is_available():
+            names = tuple(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:
+            cores = os.cpu_count() or 1
+        return cls(hostname(), cpu_model(), cores, names)
+
+
+@dataclass
+class Options:
+    """The ``collector run`` options, as a plain object the API and tests share."""
+
+    suite: str = "v0.5"
+    benchmarks: list[str] | None = None
+    scale: str = "auto"
+    gpus: list[int] = field(default_factory=lambda: [1])
+    precisions: list[str] | None = None
+    interconnects: list[str] = field(default_factory=lambda: ["default"])
+    repeats: int | None = None
+    data_root: Path | None = None
+    out: Path | None = None
+    store: Path | None = None
+    resume: bool = False
+    dry_run: bool = False
+    ingest: bool = True
+    ceilings: bool = True
+
+
+def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
+    """Intra-op threads for each worker process.
+
+    GPU jobs share the host cores among workers. CPU jobs on small hosts (<= 4 cores) leave one
+    core for the main process (telemetry, logging) and the OS: an OpenMP team that loses a core
+    to another process spins at its barriers and slows down many times over, whereas one thread
+    fewer costs a fraction.
+    """
+    if not gpu and cores <= 4:
+        cores -= 1
+    return max(1, cores // workers)
+
+
+def default_out(machine: Machine) -> Path:
+    """``runs/local/<hostname>`` under the repository root."""
+    return REPO_ROOT / "runs" / "local" / machine.host
+
+
+def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> list[RunSpec]:
+    """Every run the options ask for, in execution order (config, benchmark, repeat)."""
+    import torch
+
+    suite = suite or load_suite(opts.suite)
+    on_gpu = bool(machine.gpu_names)
+    scale = opts.scale if opts.scale != "auto" else ("small" if on_gpu else "tiny")
+    if scale not in SCALES:
+        raise RunError(f"unknown scale {scale!r} (choose from auto, {', '.join(SCALES)})")
+    names = opts.benchmarks or list(suite.benchmarks)
+    unknown = [b for b in names if b not in suite.benchmarks]
+    if unknown:
+        raise RunError(
+            f"unknown benchmark(s) {', '.join(unknown)} (known: {', '.join(suite.benchmarks)})"
+        )
+    precisions = opts.precisions or (["bf16"] if on_gpu else ["fp32"])
+    for p in precisions:
+        if p not in PRECISIONS:
+            raise RunError(f"unknown precision {p!r} (choose from {', '.join(PRECISIONS)})")
+        if not on_gpu and p in ("tf32", "fp16"):
+            raise RunError(f"precision {p} needs a GPU; on CPU use fp32 or bf16")
+    for ic in opts.interconnects:
+        if ic not in INTERCONNECTS:
+            raise RunError(f"unknown interconnect {ic!r} (choose from {', '.join(INTERCONNECTS)})")
+        if ic != "default" and not on_gpu:
+            raise RunError(f"interconnect {ic} needs GPUs (NCCL); on CPU only 'default' applies")
+    for g in opts.gpus:
+        if g < 1:
+            raise RunError(f"--gpus must be >= 1, got {g}")
+        if on_gpu and g > len(machine.gpu_names):
+            raise RunError(f"--gpus {g}: this machine has {len(machine.gpu_names)} GPU(s)")
+    if opts.repeats is not None and opts.repeats < 1:
+        raise RunError("--repeats must be >= 1")
+    if scale == "full" and opts.data_root is None:
+        raise RunError("--scale full needs --data-root")
+    out = opts.out or default_out(machine)
+    accel = machine.gpu_names[0] if on_gpu else machine.cpu
+    short = accel_short(accel) if on_gpu else "cpu"
+    specs = []
+    for g in opts.gpus:
+        for prec in precisions:
+            for ic in opts.interconnects:
+                ic_name = ic if on_gpu else "none"
+                config = config_name(machine.host, g, short, prec, ic_name)
+                env = NCCL_ENV[ic_name] if on_gpu else {}
+                for bench in names:
+                    b = suite.benchmarks[bench]
+                    s = b.scales[scale]
+                    n = opts.repeats or s.runs
+                    for i in range(n):
+                        specs.append(
+                            RunSpec(
+                                suite=suite.name,
+                                scale=scale,
+                                benchmark=bench,
+                                config=config,
+                                precision=prec,
+                                accelerator=accel,
+                                accelerators=g if on_gpu else 0,
+                                workers=g,
+                                interconnect=ic_name,
+                                quality_metric=b.quality_metric,
+                                repeat=i,
+                                repeats=n,
+                                seed=i + 1,
+                                target=s.target,
+                                max_epochs=s.max_epochs,
+                                eval_every=s.eval_every,
+                                params=s.params,
+                                log_path=out / "results" / config / bench / f"result_{i}.txt",
+                                org=machine.host,
+                                threads=threads_per_worker(machine.cores, g, on_gpu),
+                                data_root=opts.data_root,
+                                framework=f"PyTorch {torch.__version__}",
+                                env=env,
+                            )
+                        )
+    return specs
+
+
+def run_finished(log: Path) -> str | None:
+    """The run_stop status if ``log`` ends with run_stop success or failed, else None."""
+    if not log.is_file():
+        return None
+    lines = [
+        ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()
+    ]
+    if not lines or not lines[-1].startswith(":::MLLOG "):
+        return None
+    try:
+        rec = json.loads(lines[-1][len(":::MLLOG ") :])
+    except json.JSONDecodeError:
+        return None
+    status = (rec.get("metadata") or {}).get("status")
+    if rec.get("key") == "run_stop" and status in ("success", "failed"):
+        return status
+    return None
+
+
+def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]:
+    """The dry-run plan: one line per run.
+
+    Format: ``<k>/<N> <config> <benchmark> scale=<s> repeat=<i>/<n> workers=<w>
+    precision=<p> interconnect=<ic> target=<t> <path relative to out>`` followed by ``done``
+    or ``todo`` when resuming.
+    """
+    lines = []
+    for k, s in enumerate(specs, 1):
+        try:
+            rel = s.log_path.relative_to(out)
+        except ValueError:
+            rel = s.log_path
+        line = (
+            f"{k}/{len(specs)} {s.config} {s.benchmark} scale={s.scale} "
+            f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} precision={s.precision} "
+            f"interconnect={s.interconnect} target={s.target:g} {rel.as_posix()}"
+        )
+        if resume:
+            line += " done" if run_finished(s.log_path) else " todo"
+        lines.append(line)
+    return lines

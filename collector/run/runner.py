@@ -1,0 +1,208 @@
+"""Running a planned suite: system capture, ceilings, telemetry, progress, processes, ingest."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.multiprocessing as mp
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from collector.run import engine
+from collector.run.ceilings import ensure_ceilings
+from collector.run.plan import Machine, Options, default_out, describe, plan_runs, run_finished
+from collector.run.signals import raise_on_sigterm
+from collector.run.spec import RunSpec
+from collector.run.sysinfo import describe_system
+from collector.run.telemetry import Telemetry
+
+
+@dataclass
+class RunResult:
+    """The outcome of one run."""
+
+    spec: RunSpec
+    status: str  # success | failed | aborted | skipped-<status>
+    seconds: float
+
+
+@dataclass
+class SuiteResult:
+    """Everything a ``collector run`` did."""
+
+    out: Path
+    results: list[RunResult] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _spawn(spec: RunSpec) -> str:
+    """Run ``spec`` on ``spec.workers`` spawned processes; terminate them on interrupt."""
+    ctx = mp.start_processes(
+        engine.worker,
+        args=(spec, spec.workers, _free_port()),
+        nprocs=spec.workers,
+        join=False,
+        start_method="spawn",
+    )
+    try:
+        while not ctx.join(timeout=0.5):
+            pass
+    except BaseException:
+        for p in ctx.processes:
+            if p.is_alive():
+                p.terminate()  # SIGTERM: the worker logs run_stop aborted and exits
+        for p in ctx.processes:
+            p.join(timeout=30)
+        raise
+    return run_finished(spec.log_path) or "aborted"
+
+
+@contextlib.contextmanager
+def scoped_env(env: dict[str, str]) -> Iterator[None]:
+    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def execute(spec: RunSpec, progress: engine.Progress | None = None) -> str:
+    """Run one spec in this process (one worker) or across spawned workers; returns status."""
+    gpu_ids = list(range(spec.accelerators))
+    with scoped_env(spec.env), Telemetry(spec.telemetry_path, gpu_ids):
+        if spec.workers == 1:
+            device = torch.device("cuda", 0) if spec.accelerators else torch.device("cpu")
+            return engine.train(spec, 0, 1, device, progress)
+        return _spawn(spec)
+
+
+def _capture_systems(specs: list[RunSpec], out: Path, ceilings: bool, console: Console) -> None:
+    """Write each configuration's system JSON and ceilings (measured once per GPU count)."""
+    seen: set[str] = set()
+    measured: dict[int, dict] = {}
+    sysdir = out / "systems"
+    sysdir.mkdir(parents=True, exist_ok=True)
+    for s in specs:
+        if s.config in seen:
+            continue
+        seen.add(s.config)
+        desc = describe_system(s.config, s.org, s.workers, s.precision, s.interconnect)
+        _write_atomic(sysdir / f"{s.config}.json", json.dumps(desc, indent=2) + "\n")
+        if not ceilings:
+            continue
+        path = sysdir / f"{s.config}.ceilings.json"
+        if s.accelerators in measured and not path.exists():
+            _write_atomic(path, json.dumps(measured[s.accelerators], indent=2) + "\n")
+            continue
+        if not path.exists():
+            console.print(f"measuring ceilings for {s.config} (once per system)")
+        measured[s.accelerators] = ensure_ceilings(path, s.accelerators)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` whole: runs of other GPUs may write the same description at once."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def run_suite(
+    opts: Options, machine: Machine | None = None, console: Console | None = None
+) -> SuiteResult:
+    """Plan and run the suite; the Python API behind ``collector run``."""
+    console = console or Console()
+    machine = machine or Machine.detect()
+    specs = plan_runs(opts, machine)
+    out = opts.out or default_out(machine)
+    result = SuiteResult(out=out, plan=describe(specs, out, opts.resume))
+    if opts.dry_run:
+        return result
+    raise_on_sigterm()
+    _capture_systems(specs, out, opts.ceilings, console)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bars:
+        suite_bar = bars.add_task(
+            f"suite {specs[0].suite} ({specs[0].scale})", total=len(specs), info=""
+        )
+        bench_bar = bars.add_task("benchmark", total=1, info="")
+        epoch_bar = bars.add_task("epoch", total=1, info="")
+        for spec in specs:
+            bars.update(
+                bench_bar,
+                description=f"{spec.benchmark} [{spec.config}]",
+                total=spec.repeats,
+                completed=spec.repeat,
+            )
+            done = run_finished(spec.log_path) if opts.resume else None
+            if done:
+                result.results.append(RunResult(spec, f"skipped-{done}", 0.0))
+                bars.advance(suite_bar)
+                continue
+            bars.reset(epoch_bar, total=spec.max_epochs, description="epoch", info="")
+
+            def progress(kind: str, epoch: int, value: float, _spec: RunSpec = spec) -> None:
+                if kind == "epoch":
+                    bars.update(epoch_bar, completed=epoch, info=f"{value:,.0f} samples/s")
+                else:
+                    bars.update(
+                        epoch_bar,
+                        info=f"{_spec.quality_metric} {value:.4g} (target {_spec.target:g})",
+                    )
+
+            t0 = time.perf_counter()
+            try:
+                status = execute(spec, progress)
+            except KeyboardInterrupt:
+                result.results.append(RunResult(spec, "aborted", time.perf_counter() - t0))
+                result.interrupted = True
+                break
+            except Exception as exc:  # a crashed run is logged as aborted; the suite goes on
+                console.print(f"[red]{spec.benchmark} run {spec.repeat} crashed:[/red] {exc!r}")
+                status = "aborted"
+            result.results.append(RunResult(spec, status, time.perf_counter() - t0))
+            bars.advance(suite_bar)
+            bars.update(bench_bar, completed=spec.repeat + 1)
+    if result.interrupted:
+        console.print("interrupted: the current run is logged as aborted; rerun with --resume")
+        return result
+    if opts.ingest:
+        ingest_results(out, opts.store, console)
+    return result
+
+
+def ingest_results(out: Path, store: Path | None, console: Console) -> None:
+    """Hand the results folder to the store's ingest (skipped with a note if unavailable)."""
+    try:
+        from collector.ingest import ingest
+    except ImportError as exc:
+        console.print(f"note: results not ingested ({exc}); run `collector ingest {out}`")
+        return
+    ingest([out], store=store)
+    console.print(f"ingested {out}")

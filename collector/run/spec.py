@@ -1,0 +1,73 @@
+"""The description of one run, passed from the planner to the training processes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
+INTERCONNECTS = ("default", "no-p2p")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a training process needs to run one benchmark once and log it."""
+
+    suite: str
+    scale: str
+    benchmark: str
+    config: str
+    precision: str
+    accelerator: str
+    accelerators: int  # GPUs in the job; 0 on CPU
+    workers: int  # data-parallel processes (GPUs, or CPU processes)
+    interconnect: str  # default | no-p2p | none
+    quality_metric: str
+    repeat: int
+    repeats: int
+    seed: int
+    target: float
+    max_epochs: int
+    eval_every: int
+    params: dict[str, Any]
+    log_path: Path
+    org: str
+    threads: int = 1
+    data_root: Path | None = None
+    framework: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """``submission_status``: ``proxy-<scale>``, or ``full``."""
+        return "full" if self.scale == "full" else f"proxy-{self.scale}"
+
+    @property
+    def telemetry_path(self) -> Path:
+        """``result_<i>.telemetry.csv`` beside the log."""
+        return self.log_path.with_name(self.log_path.stem + ".telemetry.csv")
+
+    def collector_run(self) -> dict[str, Any]:
+        """The value of the ``collector_run`` event."""
+        return {
+            "suite": self.suite,
+            "scale": self.scale,
+            "benchmark": self.benchmark,
+            "config": self.config,
+            "precision": self.precision,
+            "accelerator": self.accelerator,
+            "accelerators": self.accelerators,
+            "nodes": 1,
+            "interconnect": self.interconnect,
+            "quality_metric": self.quality_metric,
+            "repeat": self.repeat,
+            "framework": self.framework,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly copy (paths as strings)."""
+        d = asdict(self)
+        d["log_path"] = str(self.log_path)
+        d["data_root"] = str(self.data_root) if self.data_root else None
+        return d

@@ -1,0 +1,90 @@
+"""Background sampling (~1 Hz) of GPU utilisation, memory and power, and host CPU utilisation."""
+
+from __future__ import annotations
+
+import csv
+import os
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+import psutil
+
+COLUMNS = ["time_s", "device", "gpu_util_pct", "gpu_mem_used_mib", "gpu_power_w", "cpu_util_pct"]
+
+
+class Telemetry:
+    """Context manager writing ``result_<i>.telemetry.csv`` while a run is in progress.
+
+    One row per device per sample: ``device`` is the GPU index, or ``cpu`` on a machine without
+    GPUs (then the GPU columns are empty). Rows are flushed as they are written.
+    """
+
+    def __init__(self, path: Path, gpu_indices: list[int], interval: float = 1.0) -> None:
+        self.path = path
+        self.interval = interval
+        self.gpu_indices = gpu_indices
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="telemetry", daemon=True)
+        self._handles: list = []
+        self._nv = None
+        if gpu_indices:
+            try:
+                import pynvml
+
+                pynvml.nvmlInit()
+                self._nv = pynvml
+                self._handles = [
+                    pynvml.nvmlDeviceGetHandleByIndex(i) for i in nvml_indices(gpu_indices)
+                ]
+            except Exception:
+                self._nv = None
+
+    def __enter__(self) -> Telemetry:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115
+        self._csv = csv.writer(self._file)
+        self._csv.writerow(COLUMNS)
+        self._file.flush()
+        psutil.cpu_percent(interval=None)  # prime the counter
+        self._t0 = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.sample()  # a final sample, so even a short run has one
+        self._file.close()
+
+    def sample(self) -> None:
+        """Write one row per device."""
+        t = round(time.monotonic() - self._t0, 3)
+        cpu = psutil.cpu_percent(interval=None)
+        if self._nv is None:
+            self._csv.writerow([t, "cpu", "", "", "", cpu])
+        else:
+            for idx, h in zip(self.gpu_indices, self._handles, strict=True):
+                util = self._nv.nvmlDeviceGetUtilizationRates(h).gpu
+                mem = self._nv.nvmlDeviceGetMemoryInfo(h).used / 2**20
+                power = self._nv.nvmlDeviceGetPowerUsage(h) / 1000
+                self._csv.writerow([t, idx, util, round(mem, 1), round(power, 1), cpu])
+        self._file.flush()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+
+def nvml_indices(cuda_indices: list[int]) -> list[int]:
+    """NVML numbers every GPU of the host; CUDA only those in CUDA_VISIBLE_DEVICES."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    if not visible:
+        return cuda_indices
+    ids = [v.strip() for v in visible.split(",")]
+    if not all(v.isdigit() for v in ids):
+        return cuda_indices  # UUIDs or MIG names: NVML order is the best guess
+    return [int(ids[i]) for i in cuda_indices if i < len(ids)]

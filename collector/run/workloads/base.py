@@ -1,0 +1,185 @@
+"""The contract every workload implements, and the data plumbing they share.
+
+A workload owns its model, its data (synthetic at the proxy scales, a real data set at ``full``),
+its loss and its quality metric. The training engine owns everything else: devices, DDP,
+precision, the optimizer step, logging and the stop rule.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+Batch = tuple[torch.Tensor, ...]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where and how a workload runs: device, data-parallel rank and seeds."""
+
+    device: torch.device
+    rank: int = 0
+    world: int = 1
+    seed: int = 0
+    data_root: Path | None = None
+    channels_last: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
+    """A generator on ``device`` seeded with ``seed``.
+
+    Synthetic data sets are drawn from a generator on the run's device, so a data set is the same
+    for every run on one kind of device (and large sets are not built on the host).
+    """
+    g = torch.Generator(device=device)
+    g.manual_seed(int(seed))
+    return g
+
+
+class TensorShards:
+    """Batches over in-memory tensors, shuffled per epoch and sharded by data-parallel rank.
+
+    Every rank draws the same permutation (seeded by epoch) and takes its own slice of each
+    global batch, which is what DistributedSampler does for map-style data sets.
+    """
+
+    def __init__(
+        self,
+        tensors: Sequence[torch.Tensor],
+        global_batch: int,
+        ctx: RunContext,
+        shuffle_seed: int,
+        drop_last: bool = True,
+    ) -> None:
+        n = tensors[0].shape[0]
+        if any(t.shape[0] != n for t in tensors):
+            raise ValueError("all tensors must have the same number of samples")
+        if global_batch % ctx.world:
+            raise ValueError(f"global batch {global_batch} is not divisible by {ctx.world} ranks")
+        self.tensors = [t.to(ctx.device) for t in tensors]
+        self.n = n
+        self.global_batch = min(global_batch, n - n % ctx.world)
+        self.local_batch = self.global_batch // ctx.world
+        self.ctx = ctx
+        self.shuffle_seed = shuffle_seed
+        self.drop_last = drop_last
+
+    def steps_per_epoch(self) -> int:
+        """Optimizer steps in one pass over the data."""
+        if self.drop_last:
+            return self.n // self.global_batch
+        return math.ceil(self.n / self.global_batch)
+
+    def epoch(self, epoch: int) -> Iterator[Batch]:
+        """This rank's batches for ``epoch`` (1-based)."""
+        perm = torch.randperm(self.n, generator=generator(self.shuffle_seed * 100003 + epoch))
+        perm = perm.to(self.tensors[0].device)
+        lo, hi = self.ctx.rank * self.local_batch, (self.ctx.rank + 1) * self.local_batch
+        for s in range(self.steps_per_epoch()):
+            idx = perm[s * self.global_batch : (s + 1) * self.global_batch][lo:hi]
+            if idx.numel() == 0:
+                continue
+            batch = tuple(t[idx] for t in self.tensors)
+            if self.ctx.channels_last and batch[0].dim() == 4:
+                # gathering rows returns NCHW; convert once here rather than in every conv
+                batch = (batch[0].contiguous(memory_format=torch.channels_last), *batch[1:])
+            yield batch
+
+
+def batched(tensors: Sequence[torch.Tensor], size: int) -> Iterator[Batch]:
+    """Consecutive, unshuffled batches (for evaluation)."""
+    n = tensors[0].shape[0]
+    for i in range(0, n, size):
+        yield tuple(t[i : i + size] for t in tensors)
+
+
+class Workload(ABC):
+    """One benchmark at one scale: model, data, loss and quality metric.
+
+    ``params`` is the scale's block from the suite file (model sizes, batch size, data sizes,
+    optimizer settings). Subclasses read what they need and raise ``KeyError`` on a missing key,
+    which the suite validator turns into a clear message.
+    """
+
+    name: str = ""
+    #: whether the model is convolutional (then channels_last helps on GPUs)
+    convolutional: bool = False
+
+    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
+        self.params = params
+        self.scale = scale
+        self.ctx = ctx
+        self.data_seed = int(params.get("data_seed", 1234))
+
+    @property
+    def global_batch_size(self) -> int:
+        """Samples per optimizer step across all ranks."""
+        return int(self.params["batch_size"])
+
+    @abstractmethod
+    def build_model(self) -> nn.Module:
+        """The model, on CPU, initialised from the current torch seed."""
+
+    @abstractmethod
+    def train_batches(self, epoch: int) -> Iterator[Batch]:
+        """This rank's training batches for ``epoch`` (1-based), already on the device."""
+
+    @abstractmethod
+    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+        """The scalar training loss for one batch."""
+
+    @abstractmethod
+    def evaluate(self, model: nn.Module) -> float:
+        """The quality metric on the held-out set; called on rank 0 with the unwrapped model."""
+
+    def eval_size(self) -> int:
+        """Number of held-out samples evaluated (``eval_samples``)."""
+        return int(getattr(self, "n_eval", self.params.get("eval_samples", 0)))
+
+    def target_reached(self, quality: float, target: float) -> bool:
+        """Whether ``quality`` meets the run's target (a workload may add conditions)."""
+        return quality >= target
+
+    def eval_metadata(self) -> dict[str, float]:
+        """Extra metadata for the ``eval_accuracy`` event (secondary metrics)."""
+        return {}
+
+    def batch_samples(self, batch: Batch) -> int:
+        """Number of samples in ``batch`` (for throughput)."""
+        return int(batch[0].shape[0])
+
+    def make_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
+        """The optimizer named in ``params['optim']`` (sgd, adam or adamw)."""
+        spec = dict(self.params.get("optim", {"name": "sgd", "lr": 0.1}))
+        name = spec.pop("name", "sgd")
+        spec.pop("warmup_steps", None)
+        if name == "sgd":
+            spec.setdefault("momentum", 0.9)
+            return torch.optim.SGD(model.parameters(), **spec)
+        if name == "adam":
+            return torch.optim.Adam(model.parameters(), **spec)
+        if name == "adamw":
+            return torch.optim.AdamW(model.parameters(), **spec)
+        raise ValueError(f"unknown optimizer {name!r}")
+
+    def lr_factor(self, step: int) -> float:
+        """Multiplier on the base learning rate at optimizer ``step`` (linear warm-up)."""
+        warm = int(self.params.get("optim", {}).get("warmup_steps", 0))
+        return min(1.0, (step + 1) / warm) if warm > 0 else 1.0
+
+    def data_path(self, *parts: str) -> Path:
+        """A path under ``--data-root``; a clear error when the root is not given or missing."""
+        if self.ctx.data_root is None:
+            raise FileNotFoundError(f"{self.name} at scale 'full' needs --data-root")
+        path = self.ctx.data_root.joinpath(*parts)
+        if not path.exists():
+            raise FileNotFoundError(f"{self.name}: expected {path}")
+        return path

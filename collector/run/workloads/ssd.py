@@ -1,0 +1,249 @@
+"""SSD with a ResNet-34 backbone (MLPerf v0.5 ``ssd``): quality is mAP.
+
+The backbone is ResNet-34 up to stage 3 with that stage's stride set to 1 (as in the MLPerf
+reference), followed by extra stride-2 blocks; each feature map gets a 3x3 multibox head for
+box offsets and class scores over a set of default boxes. Training matches default boxes to
+ground truth (IoU >= 0.5, plus each object's best box), with smooth-L1 localisation and
+cross-entropy confidence losses using 3:1 hard-negative mining.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
+from collector.run.workloads.base import Batch, RunContext, TensorShards, Workload, batched
+from collector.run.workloads.boxes import (
+    COCO_THRESHOLDS,
+    average_precision,
+    batched_nms,
+    box_iou,
+    decode,
+    encode,
+)
+from collector.run.workloads.scenes import synthetic_scenes
+
+BOX_WEIGHTS = (10.0, 10.0, 5.0, 5.0)
+
+
+class SSD(nn.Module):
+    """SSD300-ResNet34 (``width=64, layers=[3, 4, 6]``) or a narrower/shallower variant."""
+
+    def __init__(
+        self,
+        num_classes: int,
+        image_size: int,
+        width: int = 64,
+        layers: list[int] | None = None,
+        extras: list[int] | None = None,
+        anchors: list[int] | None = None,
+    ) -> None:
+        super().__init__()
+        self.num_classes = num_classes
+        self.image_size = image_size
+        self.backbone = ResNetTrunk(BasicBlock, layers or [3, 4, 6], width, strides=(1, 2, 1))
+        chans = [self.backbone.channels[-1], *(extras or [512, 512, 256, 256, 256])]
+        self.extras = nn.ModuleList(
+            nn.Sequential(
+                nn.Conv2d(cin, cout // 2, 1, bias=False),
+                nn.BatchNorm2d(cout // 2),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(cout // 2, cout, 3, 2, 1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            )
+            for cin, cout in zip(chans[:-1], chans[1:], strict=True)
+        )
+        self.anchors_per_loc = anchors or [4, 6, 6, 6, 4, 4]
+        if len(self.anchors_per_loc) != len(chans):
+            raise ValueError("one anchor count per feature map is needed")
+        self.loc = nn.ModuleList(
+            nn.Conv2d(c, a * 4, 3, padding=1)
+            for c, a in zip(chans, self.anchors_per_loc, strict=True)
+        )
+        self.conf = nn.ModuleList(
+            nn.Conv2d(c, a * (num_classes + 1), 3, padding=1)
+            for c, a in zip(chans, self.anchors_per_loc, strict=True)
+        )
+        init_weights(self)
+        self._anchor_cache: dict[tuple, torch.Tensor] = {}
+
+    def default_boxes(self, shapes: list[tuple[int, int]], device: torch.device) -> torch.Tensor:
+        """Default boxes ``[A, 4]`` in pixels, in head output order."""
+        key = (tuple(shapes), str(device))
+        if key in self._anchor_cache:
+            return self._anchor_cache[key]
+        m = len(shapes)
+        scales = [0.07 + (0.95 - 0.07) * k / max(m - 1, 1) for k in range(m)] + [1.05]
+        out = []
+        for k, ((h, w), a) in enumerate(zip(shapes, self.anchors_per_loc, strict=True)):
+            ratios = [1.0, 2.0, 0.5, 3.0, 1 / 3][: a - 1]
+            sizes = [(scales[k] * math.sqrt(r), scales[k] / math.sqrt(r)) for r in ratios]
+            extra = math.sqrt(scales[k] * scales[k + 1])
+            sizes.insert(1, (extra, extra))
+            ys, xs = torch.meshgrid(
+                (torch.arange(h, device=device) + 0.5) / h,
+                (torch.arange(w, device=device) + 0.5) / w,
+                indexing="ij",
+            )
+            centres = torch.stack([xs, ys], -1).reshape(-1, 1, 2)
+            wh = torch.tensor(sizes, device=device).reshape(1, -1, 2)
+            boxes = torch.cat([centres - wh / 2, centres + wh / 2], -1).reshape(-1, 4)
+            out.append(boxes.clamp(0, 1) * self.image_size)
+        anchors = torch.cat(out)
+        self._anchor_cache[key] = anchors
+        return anchors
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Box offsets ``[B, A, 4]``, class logits ``[B, A, C+1]`` and default boxes ``[A, 4]``."""
+        feats = [self.backbone(x)[-1]]
+        for ex in self.extras:
+            feats.append(ex(feats[-1]))
+        b = x.shape[0]
+        locs = [
+            h(f).permute(0, 2, 3, 1).reshape(b, -1, 4) for h, f in zip(self.loc, feats, strict=True)
+        ]
+        confs = [
+            h(f).permute(0, 2, 3, 1).reshape(b, -1, self.num_classes + 1)
+            for h, f in zip(self.conf, feats, strict=True)
+        ]
+        anchors = self.default_boxes([tuple(f.shape[-2:]) for f in feats], x.device)
+        return torch.cat(locs, 1), torch.cat(confs, 1), anchors
+
+
+def multibox_loss(
+    loc: torch.Tensor,
+    conf: torch.Tensor,
+    anchors: torch.Tensor,
+    gt_boxes: torch.Tensor,
+    gt_labels: torch.Tensor,
+) -> torch.Tensor:
+    """SSD loss over a batch; ground truth padded with label -1."""
+    b, a = conf.shape[:2]
+    valid = gt_labels >= 0  # [B, M]
+    iou = torch.stack([box_iou(anchors, gt_boxes[i]) for i in range(b)])  # [B, A, M]
+    iou = iou.masked_fill(~valid[:, None, :], -1)
+    best_iou, best_gt = iou.max(2)  # per anchor
+    # each object keeps its best default box
+    forced = iou.argmax(1)  # [B, M]
+    bi = torch.arange(b, device=conf.device)[:, None].expand_as(forced)
+    best_iou[bi[valid], forced[valid]] = 2.0
+    best_gt[bi[valid], forced[valid]] = torch.nonzero(valid)[:, 1]
+    pos = best_iou >= 0.5
+    labels = torch.gather(gt_labels, 1, best_gt) + 1
+    labels = torch.where(pos, labels, 0)
+    matched = torch.gather(gt_boxes, 1, best_gt[..., None].expand(-1, -1, 4))
+    target = encode(matched.reshape(-1, 4), anchors.repeat(b, 1), BOX_WEIGHTS).reshape(b, a, 4)
+    n_pos = pos.sum(1).clamp(min=1)
+    l_loc = (F.smooth_l1_loss(loc.float(), target, reduction="none").sum(2) * pos).sum(1)
+    ce = F.cross_entropy(
+        conf.float().reshape(-1, conf.shape[-1]), labels.reshape(-1), reduction="none"
+    )
+    ce = ce.reshape(b, a)
+    neg_ce = ce.masked_fill(pos, 0)
+    rank = neg_ce.argsort(1, descending=True).argsort(1)
+    hard = rank < (3 * n_pos)[:, None]
+    l_conf = (ce * (pos | hard)).sum(1)
+    return ((l_loc + l_conf) / n_pos).mean()
+
+
+@torch.no_grad()
+def detect(
+    loc: torch.Tensor, conf: torch.Tensor, anchors: torch.Tensor, max_det: int = 100
+) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Per image: (scores, labels 0-based, boxes) after score threshold and per-class NMS."""
+    out = []
+    probs = conf.float().softmax(-1)[..., 1:]
+    for i in range(loc.shape[0]):
+        boxes = decode(loc[i].float(), anchors, BOX_WEIGHTS)
+        scores, labels = probs[i].max(1)
+        keep = scores > 0.05
+        boxes, scores, labels = boxes[keep], scores[keep], labels[keep]
+        top = scores.argsort(descending=True)[:400]
+        boxes, scores, labels = boxes[top], scores[top], labels[top]
+        k = batched_nms(boxes, scores, labels, 0.45)[:max_det]
+        out.append((scores[k].cpu(), labels[k].cpu(), boxes[k].cpu()))
+    return out
+
+
+class SSDWorkload(Workload):
+    """SSD-ResNet34 on synthetic scenes (proxy scales) or COCO (``full``)."""
+
+    name = "ssd"
+    convolutional = True
+
+    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
+        super().__init__(params, scale, ctx)
+        p = params
+        self.num_classes = int(p["num_classes"])
+        self.thresholds = COCO_THRESHOLDS if p.get("map", "coco") == "coco" else [0.5]
+        if scale == "full":
+            from collector.run.data.coco import coco_loaders
+
+            self.loaders = coco_loaders(
+                self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p, masks=False
+            )
+            self.shards = None
+            self.n_eval = self.loaders.n_eval
+        else:
+            s = synthetic_scenes(
+                int(p["train_samples"]) + int(p["eval_samples"]),
+                int(p["image_size"]),
+                self.num_classes,
+                int(p["max_objects"]),
+                int(p["min_object"]),
+                int(p["max_object"]),
+                self.data_seed,
+                ctx.device,
+            )
+            train, ev = s.split(int(p["train_samples"]))
+            self.eval_set = (ev.images, ev.boxes, ev.labels)
+            self.shards = TensorShards(
+                (train.images, train.boxes, train.labels), self.global_batch_size, ctx, ctx.seed
+            )
+
+    def build_model(self) -> nn.Module:
+        """SSD-ResNet34 at the configured size."""
+        p = self.params
+        return SSD(
+            self.num_classes,
+            int(p["image_size"]),
+            int(p["width"]),
+            list(p["layers"]),
+            list(p["extras"]),
+            list(p["anchors"]),
+        )
+
+    def train_batches(self, epoch: int) -> Iterator[Batch]:
+        """Synthetic shards, or the COCO training loader."""
+        if self.shards is not None:
+            yield from self.shards.epoch(epoch)
+            return
+        self.loaders.set_epoch(epoch)
+        yield from self.loaders.train()
+
+    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+        """Multibox loss."""
+        x, boxes, labels = batch[:3]
+        loc, conf, anchors = model(x)
+        return multibox_loss(loc, conf, anchors, boxes, labels)
+
+    @torch.no_grad()
+    def evaluate(self, model: nn.Module) -> float:
+        """mAP (IoU 0.5 at the proxy scales, COCO 0.5:0.95 at ``full``)."""
+        model.eval()
+        dets, gts = [], []
+        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 256)
+        for batch in batches:
+            x, boxes, labels = batch[:3]
+            dets += detect(*model(x))
+            for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
+                gts.append((lab[lab >= 0], b[lab >= 0]))
+        model.train()
+        return average_precision(dets, gts, self.num_classes, self.thresholds)

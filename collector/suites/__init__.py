@@ -1,0 +1,1 @@
+"""Suite definitions (YAML), loaded by collector.run.suite."""

@@ -1,0 +1,138 @@
+"""End-to-end runs at the tiny scale: target reached, log contract, compliance, abort, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from collector.run import engine
+from collector.run.compliance import check_log
+from collector.run.plan import Options, plan_runs, run_finished
+from collector.run.runner import run_suite
+
+
+def read_log(path: Path) -> list[dict]:
+    lines = path.read_text().splitlines()
+    assert all(ln.startswith(":::MLLOG {") for ln in lines)
+    return [json.loads(ln[len(":::MLLOG ") :]) for ln in lines]
+
+
+def test_tiny_ncf_reaches_target_with_contract_log(cpu_machine, tmp_path):
+    opts = Options(benchmarks=["ncf"], repeats=1, out=tmp_path, ingest=False, ceilings=False)
+    result = run_suite(opts, cpu_machine)
+    assert [r.status for r in result.results] == ["success"]
+    log = tmp_path / "results" / "testhost_1xcpu_fp32_none" / "ncf" / "result_0.txt"
+    recs = read_log(log)
+    by_key: dict[str, list[dict]] = {}
+    for r in recs:
+        by_key.setdefault(r["key"], []).append(r)
+    one = {k: v[0]["value"] for k, v in by_key.items()}
+    assert one["submission_benchmark"] == "ncf"
+    assert one["submission_org"] == "testhost"
+    assert one["submission_division"] == "local"
+    assert one["submission_status"] == "proxy-tiny"
+    assert one["submission_platform"] == "testhost_1xcpu_fp32_none"
+    assert one["global_batch_size"] == 1024 and one["seed"] == 1
+    keys = [r["key"] for r in recs]
+    i = keys.index("run_start")
+    assert keys[i + 1 : i + 3] == ["eval_target", "collector_run"]
+    assert by_key["eval_target"][0]["event_type"] == "POINT_IN_TIME"
+    assert one["eval_target"] == 0.48
+    cr = one["collector_run"]
+    assert cr == {
+        "suite": "v0.5",
+        "scale": "tiny",
+        "benchmark": "ncf",
+        "config": "testhost_1xcpu_fp32_none",
+        "precision": "fp32",
+        "accelerator": "Test CPU",
+        "accelerators": 0,
+        "nodes": 1,
+        "interconnect": "none",
+        "quality_metric": "hr@10",
+        "repeat": 0,
+        "framework": cr["framework"],
+    }
+    assert cr["framework"].startswith("PyTorch ")
+    assert by_key["run_start"][0]["event_type"] == "INTERVAL_START"
+    epochs = [r["metadata"]["epoch_num"] for r in by_key["epoch_start"]]
+    assert epochs == list(range(1, len(epochs) + 1))
+    stats = by_key["tracked_stats"]
+    assert [s["metadata"]["epoch_num"] for s in stats] == epochs
+    assert all(
+        isinstance(s["value"]["throughput"], float) and s["value"]["throughput"] > 0 for s in stats
+    )
+    acc = by_key["eval_accuracy"]
+    assert all(isinstance(a["value"], float) for a in acc)
+    assert acc[-1]["value"] >= 0.48  # stopped at the first evaluation reaching the target
+    assert all(a["value"] < 0.48 for a in acc[:-1])
+    assert recs[-1]["key"] == "run_stop" and recs[-1]["metadata"]["status"] == "success"
+    telemetry = log.with_name("result_0.telemetry.csv").read_text().splitlines()
+    assert telemetry[0] == "time_s,device,gpu_util_pct,gpu_mem_used_mib,gpu_power_w,cpu_util_pct"
+    assert len(telemetry) >= 2 and telemetry[1].split(",")[1] == "cpu"
+    system = json.loads((tmp_path / "systems" / "testhost_1xcpu_fp32_none.json").read_text())
+    assert (
+        system["accelerators_per_node"] == 0 and system["system_name"] == "testhost_1xcpu_fp32_none"
+    )
+    report = check_log(log)
+    assert report.ok, report.failures
+
+
+def test_compliance_catches_a_broken_log(cpu_machine, tmp_path):
+    opts = Options(benchmarks=["ncf"], repeats=1, out=tmp_path, ingest=False, ceilings=False)
+    run_suite(opts, cpu_machine)
+    log = next(tmp_path.rglob("result_0.txt"))
+    assert check_log(log).ok
+    text = log.read_text()
+    lines = [ln for ln in text.splitlines() if '"key": "init_stop"' not in ln]
+    log.write_text("\n".join(lines) + "\n")
+    assert any("init_stop" in f for f in check_log(log).failures)
+    log.write_text(text.replace('"value": "proxy-tiny"', '"value": "onprem"'))
+    assert any("submission_status" in f for f in check_log(log).failures)
+    # a "success" whose accuracy never reached the target
+    log.write_text(
+        text.replace('"key": "eval_target", "value": 0.48', '"key": "eval_target", "value": 0.99')
+    )
+    assert not check_log(log).ok
+
+
+def test_interrupted_run_is_logged_aborted_and_resume_completes(cpu_machine, tmp_path, monkeypatch):
+    opts = Options(benchmarks=["ncf"], repeats=2, out=tmp_path, ingest=False, ceilings=False)
+    real_train = engine.train
+    calls = {"n": 0}
+
+    def interrupting(spec, rank=0, world=1, device=None, progress=None):
+        calls["n"] += 1
+
+        def boom(kind, epoch, value):
+            if kind == "epoch" and epoch == 2:
+                raise KeyboardInterrupt
+
+        return real_train(spec, rank, world, device, boom if calls["n"] == 2 else progress)
+
+    monkeypatch.setattr(engine, "train", interrupting)
+    first = run_suite(opts, cpu_machine)
+    assert first.interrupted
+    assert [r.status for r in first.results] == ["success", "aborted"]
+    logs = [s.log_path for s in plan_runs(opts, cpu_machine)]
+    last = read_log(logs[1])[-1]
+    assert last["key"] == "run_stop" and last["metadata"]["status"] == "aborted"
+    assert run_finished(logs[0]) == "success" and run_finished(logs[1]) is None
+    monkeypatch.setattr(engine, "train", real_train)
+    opts.resume = True
+    second = run_suite(opts, cpu_machine)
+    assert [r.status for r in second.results] == ["skipped-success", "success"]
+    assert run_finished(logs[1]) == "success"
+
+
+def test_ddp_two_cpu_processes_with_gloo(cpu_machine, tmp_path):
+    opts = Options(
+        benchmarks=["ncf"], repeats=1, gpus=[2], out=tmp_path, ingest=False, ceilings=False
+    )
+    result = run_suite(opts, cpu_machine)
+    assert [r.status for r in result.results] == ["success"]
+    log = tmp_path / "results" / "testhost_2xcpu_fp32_none" / "ncf" / "result_0.txt"
+    recs = read_log(log)
+    assert sum(r["key"] == "run_stop" for r in recs) == 1  # only rank 0 writes
+    assert next(r for r in recs if r["key"] == "global_batch_size")["value"] == 1024
+    assert check_log(log).ok
