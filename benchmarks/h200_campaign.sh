@@ -44,6 +44,22 @@ case $phase in
     ( run 3 gnmt,transformer 1 bf16 default --no-ceilings; run 3 gnmt,transformer 1 fp32 default --no-ceilings ) &
     wait
     ;;
+  two)  # retuned small configurations on 1 GPU, then ResNet-50 on 2 and 4, then 4-GPU bf16
+    ( run 0 resnet 1 bf16 default --no-ceilings ) &
+    ( run 1 ncf 1 bf16 default --no-ceilings; run 1 ncf 1 fp32 default --no-ceilings ) &
+    ( run 2 transformer 1 bf16 default --no-ceilings ) &
+    ( run 3 resnet 1 fp32 default --no-ceilings --repeats 1 ) &
+    wait
+    run 0,1,2,3 resnet 2,4 bf16 default
+    for b in ssd minigo gnmt ncf transformer maskrcnn; do run 0,1,2,3 "$b" 4 bf16 default --no-ceilings; done
+    ;;
+  three)  # interconnect: no-p2p against default on 2 and 4 GPUs, bf16
+    run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
+    for b in ssd minigo gnmt ncf transformer maskrcnn; do run 0,1,2,3 "$b" 4 bf16 no-p2p --no-ceilings; done
+    ( run 0,1 ssd,minigo,gnmt,ncf 2 bf16 default --no-ceilings ) &
+    ( run 2,3 transformer,maskrcnn 2 bf16 default --no-ceilings ) &
+    wait
+    ;;
   resnet-scaling)  # the whole machine: ResNet-50 bf16 on 2 and 4 GPUs, default and no-p2p
     run 0,1,2,3 resnet 2,4 bf16 default
     run 0,1,2,3 resnet 2,4 bf16 no-p2p --no-ceilings

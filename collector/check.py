@@ -72,6 +72,13 @@ def check_log(entry: LogEntry) -> Verdict:
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
     ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
+    if ruleset is not None and summary.local is not None:
+        from collector.run.compliance import RULESET, check_log  # local division's own rules
+
+        report = check_log(entry.path)
+        first = report.failures[0].strip().splitlines()[0] if report.failures else None
+        name = f"mlperf-logging training {RULESET} + collector local rules"
+        return Verdict(run_id, entry.rel_path, name, "fail" if first else "pass", first)
     if ruleset is not None:
         failure = _mlperf_logging(entry.path, ruleset, summary.submission.get("division"))
         name = f"mlperf-logging training {ruleset}"

@@ -16,7 +16,7 @@ import yaml
 
 from collector import store as stores
 from collector.errors import InputError, QueryError
-from collector.queries import parameters
+from collector.queries import bootstrap, parameters
 from collector.store.schemas import STORED_TABLES
 from collector.store.snapshot import current_name
 
@@ -133,6 +133,7 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     con.register("sources", sources())
     for name, table in parameters.tables().items():
         con.register(name, table)
+    bootstrap.register(con)
     for name, contract in contracts().items():
         try:
             con.execute(f"CREATE VIEW {name} AS {contract.sql}")

@@ -42,3 +42,14 @@ def test_mlperf_logging_checker_failure_names_the_rule(tmp_path, store):
     assert verdict.ruleset == "mlperf-logging training 0.7.0"
     assert verdict.verdict == "fail"
     assert verdict.first_failure
+
+
+def test_local_runs_use_the_checker_with_the_local_division_rules(store):
+    from tests.conftest import REPO
+
+    logs = REPO / "runs" / "local" / "h200-x4" / "results" / "vm_1xh200_bf16_default" / "ssd"
+    verdicts = check([logs], store=store)
+    assert len(verdicts) == 3
+    assert {(v.ruleset, v.verdict) for v in verdicts} == {
+        ("mlperf-logging training 0.7.0 + collector local rules", "pass")
+    }

@@ -35,6 +35,9 @@ from collector.queries import parameters
 CHUNK_ROWS = 256  # rows resampled at a time: CHUNK_ROWS x resamples doubles stay in cache
 LARGE_GROUP = 64  # above this many values a group gathers its draws instead of caching W
 DRAW_BLOCK = 1 << 20  # draws generated at a time for a large group
+# rows x n x resamples of one matrix product: small products stay on one BLAS thread, which
+# on a busy machine is faster than handing each product to a thread pool
+PRODUCT_SIZE = 1 << 18
 INTERVAL = pa.struct([("low", pa.float64()), ("high", pa.float64())])
 
 
@@ -69,16 +72,19 @@ class Bootstrap:
         return np.ascontiguousarray(weights)
 
     def _large(self, values: np.ndarray, side: int) -> np.ndarray:
-        """Resampled means of one large group: the draws of W, gathered block by block."""
+        """Resampled means of one large group: the draws of W, gathered block by block
+        (relative to the first value, as in _product)."""
         n = values.size
         rng = self._rng(n, side)
+        first = values[0]
+        values = values - first
         out = np.empty(self.resamples)
         step = max(1, DRAW_BLOCK // n)
         for start in range(0, self.resamples, step):
             stop = min(self.resamples, start + step)
             draws = rng.integers(0, n, size=(stop - start, n))
             out[start:stop] = values[draws].mean(axis=1)
-        return out
+        return out + first
 
     def means(
         self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray, side: int
@@ -98,15 +104,43 @@ class Bootstrap:
                     group = values[offsets[row] : offsets[row] + n]
                     out[row] = self._large(group, side)
             else:
-                block = values[offsets[rows][:, None] + np.arange(n)]
-                out[rows] = block @ self._weights(n, side)
+                self._product(values, offsets[rows], n, self._weights(n, side), out, rows)
         return out
 
+    def _product(
+        self,
+        values: np.ndarray,
+        starts: np.ndarray,
+        n: int,
+        weights: np.ndarray,
+        out: np.ndarray,
+        rows: np.ndarray,
+    ) -> None:
+        """out[rows] = X @ W.T for the groups of n values at `starts`, in products of one fixed
+        shape (the last one padded with zeros): the same BLAS kernel then computes every row,
+        so a row's means are bit for bit the same whatever else is in its batch. Each group is
+        resampled relative to its first value, so a constant group gives exactly its value."""
+        step = max(2, PRODUCT_SIZE // (n * self.resamples))
+        block = np.zeros((step, n))
+        product = np.empty((step, self.resamples))
+        for first in range(0, rows.size, step):
+            count = min(step, rows.size - first)
+            block[:count] = values[starts[first : first + count, None] + np.arange(n)]
+            block[count:] = 0.0
+            shift = block[:, :1].copy()
+            block -= shift
+            np.matmul(block, weights, out=product)
+            product += shift
+            out[rows[first : first + count]] = product[:count]
+
     def select(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The lo-th and hi-th smallest of each row (nearest-rank percentiles)."""
-        low = np.partition(stats, self.lo - 1, axis=1)[:, self.lo - 1]
-        high = np.partition(stats, self.hi - 1, axis=1)[:, self.hi - 1]
-        return low, high
+        """The lo-th and hi-th smallest of each row (nearest-rank percentiles); partitions each
+        row of `stats` in place."""
+        stats.partition(self.hi - 1, axis=1)  # in place: the smaller ones come first
+        high = stats[:, self.hi - 1].copy()
+        below = stats[:, : self.hi]
+        below.partition(self.lo - 1, axis=1)
+        return below[:, self.lo - 1], high
 
     def mean_interval(
         self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray

@@ -1,13 +1,7 @@
 -- configurations: one row per configuration with its mean time to train and throughput, each
--- with a percentile-bootstrap interval over its runs (null for a single observation).
-WITH ranks AS (
-    -- nearest-rank percentiles of the sorted resamples: 25th and 975th of 1000 at level 0.95
-    SELECT
-        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
-        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
-    FROM bootstrap_params
-),
-summary AS (
+-- with a percentile-bootstrap interval over its runs (bootstrap_mean over the runs in
+-- evidence_id order; null for a single observation).
+WITH summary AS (
     SELECT
         config_id, any_value(pool_id) AS pool_id, any_value(source) AS source,
         any_value(round) AS round, any_value(division) AS division,
@@ -23,29 +17,24 @@ summary AS (
         avg(throughput_samples_per_s) AS throughput_samples_per_s,
         string_agg(DISTINCT qualifiers, ',') AS qualifiers,
         CASE WHEN any_value(source) = 'published' THEN string_agg(evidence_id, ',') END
-            AS published_row_ids
+            AS published_row_ids,
+        bootstrap_mean(list(minutes ORDER BY evidence_id) FILTER (WHERE minutes IS NOT NULL))
+            AS minutes_ci,
+        bootstrap_mean(
+            list(throughput_samples_per_s ORDER BY evidence_id)
+                FILTER (WHERE throughput_samples_per_s IS NOT NULL)) AS throughput_ci
     FROM observations
     GROUP BY config_id
-),
-intervals AS (
-    SELECT config_id, measure, sorted[ranks.lo] AS lo, sorted[ranks.hi] AS hi
-    FROM (
-        SELECT group_id AS config_id, measure, list_sort(list(mean)) AS sorted
-        FROM resampled_means
-        WHERE measure IN ('minutes', 'throughput')
-        GROUP BY group_id, measure
-    ), ranks
 )
 SELECT
     s.config_id, s.pool_id, s.source, s.round, s.division, s.submitter, s.system_id, s.system,
     s.benchmark, s.accelerator, s.accelerator_key, s.chip, s.accelerators, s.nodes,
     s.framework, s.precision, s.interconnect, s.scale, s.batch_size,
-    s.runs, s.minutes, m.lo AS minutes_ci_low, m.hi AS minutes_ci_high,
+    s.runs, s.minutes, s.minutes_ci.low AS minutes_ci_low, s.minutes_ci.high AS minutes_ci_high,
     s.throughput_runs, s.throughput_samples_per_s,
-    t.lo AS throughput_ci_low_samples_per_s, t.hi AS throughput_ci_high_samples_per_s,
+    s.throughput_ci.low AS throughput_ci_low_samples_per_s,
+    s.throughput_ci.high AS throughput_ci_high_samples_per_s,
     s.qualifiers, s.published_row_ids
 FROM summary AS s
-LEFT JOIN intervals AS m ON m.config_id = s.config_id AND m.measure = 'minutes'
-LEFT JOIN intervals AS t ON t.config_id = s.config_id AND t.measure = 'throughput'
 ORDER BY s.source, s.round, s.benchmark, s.system_id, s.accelerators, s.precision,
     s.interconnect, s.batch_size

@@ -3,14 +3,7 @@
 -- and division. Runs of all systems of a side are pooled; the rows name the systems and say
 -- what else differs between the sides (confounders). Gains a study states against PCIe are
 -- added as kind 'published'.
-WITH params AS (
-    SELECT
-        resamples, resamples // 2 AS shift,
-        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
-        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
-    FROM bootstrap_params
-),
-pools AS (
+WITH pools AS (
     SELECT
         pool_id, any_value(source) AS source, any_value(round) AS round,
         any_value(division) AS division, any_value(benchmark) AS benchmark,
@@ -20,7 +13,7 @@ pools AS (
         string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
         string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
         min(nodes) AS nodes_min, max(nodes) AS nodes_max, count(*) AS runs,
-        avg(minutes) AS minutes,
+        avg(minutes) AS minutes, list(minutes ORDER BY evidence_id, config_id) AS samples,
         hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
              any_value(chip), any_value(accelerators), any_value(framework),
              any_value(precision), any_value(scale)) AS match_id
@@ -34,21 +27,12 @@ pairs AS (
         f.*, s.pool_id AS baseline_pool_id, s.interconnect AS baseline_interconnect,
         s.systems AS baseline_systems, s.accelerator_models AS baseline_accelerator_models,
         s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
-        s.runs AS baseline_runs, s.minutes AS baseline_minutes, s.minutes / f.minutes AS gain
+        s.runs AS baseline_runs, s.minutes AS baseline_minutes, s.minutes / f.minutes AS gain,
+        bootstrap_ratio(s.samples, f.samples) AS ci
     FROM pools AS f
     JOIN pools AS s ON s.match_id = f.match_id
     WHERE f.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge')
         AND s.interconnect IN ('pcie', 'no-p2p')
-),
-boot AS (
-    SELECT p.pool_id, p.baseline_pool_id, list_sort(list(y.mean / x.mean)) AS sorted
-    FROM pairs AS p
-    CROSS JOIN params
-    JOIN resampled_means AS x ON x.group_id = p.pool_id AND x.measure = 'pool_minutes'
-    JOIN resampled_means AS y
-        ON y.group_id = p.baseline_pool_id AND y.measure = 'pool_minutes'
-        AND y.resample = (x.resample + params.shift) % params.resamples
-    GROUP BY ALL
 ),
 stated AS (
     SELECT
@@ -63,8 +47,8 @@ SELECT
     p.framework, p.precision, p.scale, p.interconnect, p.baseline_interconnect, p.systems,
     p.baseline_systems, p.accelerator_models, p.baseline_accelerator_models, p.runs,
     p.baseline_runs, p.minutes, p.baseline_minutes, p.gain,
-    boot.sorted[params.lo] AS gain_ci_low, boot.sorted[params.hi] AS gain_ci_high,
-    boot.sorted[params.lo] <= 1 AND boot.sorted[params.hi] >= 1 AS within_noise,
+    p.ci.low AS gain_ci_low, p.ci.high AS gain_ci_high,
+    p.ci.low <= 1 AND p.ci.high >= 1 AS within_noise,
     nullif(concat_ws('; ',
         CASE WHEN p.accelerator_models <> p.baseline_accelerator_models
              THEN 'accelerator models differ' END,
@@ -75,8 +59,6 @@ SELECT
         AS confounders,
     NULL AS published_row_id, NULL AS qualifiers
 FROM pairs AS p
-CROSS JOIN params
-LEFT JOIN boot ON boot.pool_id = p.pool_id AND boot.baseline_pool_id = p.baseline_pool_id
 UNION ALL
 SELECT
     'published', 'published', study, NULL, benchmark, NULL, accelerators, framework,

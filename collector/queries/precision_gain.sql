@@ -2,14 +2,7 @@
 -- benchmark, accelerator model and count, framework, interconnect and proxy scale, from time
 -- to train (kind time) and throughput (kind throughput); gains stated by studies against FP32
 -- are added as kind 'published'.
-WITH params AS (
-    SELECT
-        resamples, resamples // 2 AS shift,
-        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
-        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
-    FROM bootstrap_params
-),
-configs AS (
+WITH configs AS (
     SELECT
         *, hash(source, round, division, system_id, benchmark, accelerator, accelerators,
                 framework, interconnect, scale) AS hardware_id
@@ -33,17 +26,16 @@ pairs AS (
     WHERE m.precision IN ('fp16', 'bf16', 'tf32')
 ),
 boot AS (
+    -- time: fp32 time / time; throughput: throughput / fp32 throughput
     SELECT
         p.config_id, p.baseline_config_id, p.kind,
-        list_sort(list(CASE p.kind WHEN 'time' THEN y.mean / x.mean
-                                   ELSE x.mean / y.mean END)) AS sorted
+        CASE p.kind
+            WHEN 'time' THEN bootstrap_ratio(y.minutes, x.minutes)
+            ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
+        END AS ci
     FROM pairs AS p
-    CROSS JOIN params
-    JOIN resampled_means AS x ON x.group_id = p.config_id AND x.measure = p.measure
-    JOIN resampled_means AS y
-        ON y.group_id = p.baseline_config_id AND y.measure = p.measure
-        AND y.resample = (x.resample + params.shift) % params.resamples
-    GROUP BY ALL
+    LEFT JOIN samples AS x ON x.config_id = p.config_id
+    LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
 ),
 stated AS (
     -- a study's gain over FP32: percent faster, percent less time, or a ratio
@@ -70,11 +62,10 @@ SELECT
     CASE p.kind WHEN 'throughput' THEN p.value END AS throughput_samples_per_s,
     CASE p.kind WHEN 'throughput' THEN p.baseline_value END
         AS baseline_throughput_samples_per_s,
-    p.gain, boot.sorted[params.lo] AS gain_ci_low, boot.sorted[params.hi] AS gain_ci_high,
-    boot.sorted[params.lo] <= 1 AND boot.sorted[params.hi] >= 1 AS within_noise,
+    p.gain, boot.ci.low AS gain_ci_low, boot.ci.high AS gain_ci_high,
+    boot.ci.low <= 1 AND boot.ci.high >= 1 AS within_noise,
     p.published_row_ids, p.qualifiers
 FROM pairs AS p
-CROSS JOIN params
 LEFT JOIN boot
     ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
     AND boot.kind = p.kind

@@ -4,14 +4,7 @@
 -- from throughput (runs that grow the batch with the accelerator count). Published speedups and
 -- efficiencies stated by a study are added as kind 'published', and beside the computed row
 -- they reproduce (published_speedup).
-WITH params AS (
-    SELECT
-        resamples, resamples // 2 AS shift,
-        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
-        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
-    FROM bootstrap_params
-),
-configs AS (
+WITH configs AS (
     SELECT
         *, hash(source, round, division, submitter, accelerator, framework, precision,
                 interconnect, benchmark, scale) AS family_id
@@ -42,25 +35,17 @@ pairs AS (
     JOIN base AS b ON b.family_id = m.family_id AND b.kind = m.kind
     WHERE m.accelerators > b.accelerators
 ),
-boot AS (
-    SELECT
-        p.config_id, p.kind,
-        list_sort(list(CASE p.kind WHEN 'strong' THEN y.mean / x.mean
-                                   ELSE x.mean / y.mean END)) AS sorted
-    FROM pairs AS p
-    CROSS JOIN params
-    JOIN resampled_means AS x ON x.group_id = p.config_id AND x.measure = p.measure
-    JOIN resampled_means AS y
-        ON y.group_id = p.baseline_config_id AND y.measure = p.measure
-        AND y.resample = (x.resample + params.shift) % params.resamples
-    GROUP BY p.config_id, p.kind
-),
 computed AS (
+    -- strong: baseline time / time; weak: throughput / baseline throughput
     SELECT
-        p.*, boot.sorted[params.lo] AS speedup_ci_low, boot.sorted[params.hi] AS speedup_ci_high
+        p.*,
+        CASE p.kind
+            WHEN 'strong' THEN bootstrap_ratio(y.minutes, x.minutes)
+            ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
+        END AS ci
     FROM pairs AS p
-    CROSS JOIN params
-    LEFT JOIN boot ON boot.config_id = p.config_id AND boot.kind = p.kind
+    LEFT JOIN samples AS x ON x.config_id = p.config_id
+    LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
 ),
 stated AS (
     -- speedups and efficiencies a study states against 1 accelerator of the same system
@@ -95,11 +80,11 @@ SELECT
         AS baseline_runs,
     CASE c.kind WHEN 'strong' THEN c.baseline_value END AS baseline_minutes,
     CASE c.kind WHEN 'weak' THEN c.baseline_value END AS baseline_throughput_samples_per_s,
-    c.speedup, c.speedup_ci_low, c.speedup_ci_high,
+    c.speedup, c.ci.low AS speedup_ci_low, c.ci.high AS speedup_ci_high,
     100 * c.speedup * c.baseline_accelerators / c.accelerators AS efficiency_pct,
-    100 * c.speedup_ci_low * c.baseline_accelerators / c.accelerators AS efficiency_ci_low_pct,
-    100 * c.speedup_ci_high * c.baseline_accelerators / c.accelerators AS efficiency_ci_high_pct,
-    c.speedup_ci_low <= 1 AND c.speedup_ci_high >= 1 AS within_noise,
+    100 * c.ci.low * c.baseline_accelerators / c.accelerators AS efficiency_ci_low_pct,
+    100 * c.ci.high * c.baseline_accelerators / c.accelerators AS efficiency_ci_high_pct,
+    c.ci.low <= 1 AND c.ci.high >= 1 AS within_noise,
     matched.value AS published_speedup,
     100 * (c.speedup - matched.value) / matched.value AS published_diff_pct,
     coalesce(matched.row_id, c.published_row_ids) AS published_row_ids, c.qualifiers

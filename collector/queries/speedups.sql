@@ -1,51 +1,68 @@
 -- speedups: time to train of each configuration against the baselines of baselines.yml
 -- (the 1-accelerator fp32 configuration of its family, the 1-accelerator configuration of its
 -- own precision, or a named system). Every row names its baseline.
-WITH params AS (
-    SELECT
-        resamples, resamples // 2 AS shift,
-        greatest(1, ceil(resamples * (1 - level) / 2))::INTEGER AS lo,
-        ceil(resamples * (1 + level) / 2)::INTEGER AS hi
-    FROM bootstrap_params
-),
-configs AS (
+WITH configs AS (
     SELECT
         *, hash(source, round, division, submitter, accelerator, framework, interconnect,
                 benchmark, scale) AS family_id
     FROM configurations
     WHERE minutes IS NOT NULL
 ),
-candidates AS (
+family_bases AS (
+    -- per family, count and precision the two configurations that can be a baseline (most
+    -- runs, then lowest id): a configuration never is its own baseline, so the second one
+    -- stands in for the first
+    SELECT * FROM configs
+    QUALIFY row_number() OVER (
+        PARTITION BY family_id, accelerators, precision ORDER BY runs DESC, config_id) <= 2
+),
+system_bases AS MATERIALIZED (
+    -- the configurations of the named systems, found before they meet the other side
+    SELECT b.baseline, b.kind, b.across_sources, base.*
+    FROM baselines AS b
+    JOIN configs AS base ON base.system_id = b.system_id
+    WHERE b.kind = 'system'
+),
+matches AS (
+    -- family baselines: the same family with the stated count and precision
     SELECT
         b.baseline, b.kind AS baseline_kind, c.config_id, base.config_id AS baseline_config_id,
+        base.runs AS baseline_runs,
         (base.source = c.source AND base.round = c.round
          AND base.division IS NOT DISTINCT FROM c.division) AS comparable
     FROM baselines AS b
-    JOIN configs AS c ON true
-    JOIN configs AS base
-        ON base.config_id <> c.config_id AND (
-            (b.kind = 'family' AND base.family_id = c.family_id
-             AND base.accelerators = b.accelerators
-             AND base.precision IS NOT DISTINCT FROM
-                 CASE b.precision WHEN 'same' THEN c.precision ELSE b.precision END)
-            OR (b.kind = 'system' AND base.system_id = b.system_id
-                AND base.benchmark = c.benchmark
-                AND base.precision IS NOT DISTINCT FROM c.precision
-                AND (b.across_sources OR (base.source = c.source AND base.round = c.round
-                     AND base.division IS NOT DISTINCT FROM c.division))))
+    JOIN configs AS c ON b.kind = 'family'
+    JOIN family_bases AS base
+        ON base.family_id = c.family_id AND base.accelerators = b.accelerators
+        AND base.precision IS NOT DISTINCT FROM
+            CASE b.precision WHEN 'same' THEN c.precision ELSE b.precision END
+    WHERE base.config_id <> c.config_id
+    UNION ALL
+    -- system baselines: the named system on the same benchmark and precision
+    SELECT
+        base.baseline, base.kind, c.config_id, base.config_id, base.runs,
+        (base.source = c.source AND base.round = c.round
+         AND base.division IS NOT DISTINCT FROM c.division)
+    FROM system_bases AS base
+    JOIN configs AS c
+        ON c.benchmark = base.benchmark AND c.precision IS NOT DISTINCT FROM base.precision
+    WHERE base.config_id <> c.config_id
+        AND (base.across_sources OR (base.source = c.source AND base.round = c.round
+             AND base.division IS NOT DISTINCT FROM c.division))
+),
+candidates AS (
     -- one baseline configuration per row: the one with most runs, then the lowest id
+    SELECT * FROM matches
     QUALIFY row_number() OVER (
-        PARTITION BY b.baseline, c.config_id ORDER BY base.runs DESC, base.config_id) = 1
+        PARTITION BY baseline, config_id ORDER BY baseline_runs DESC, baseline_config_id) = 1
 ),
 boot AS (
-    SELECT p.baseline, p.config_id, list_sort(list(y.mean / x.mean)) AS sorted
-    FROM candidates AS p
-    CROSS JOIN params
-    JOIN resampled_means AS x ON x.group_id = p.config_id AND x.measure = 'minutes'
-    JOIN resampled_means AS y
-        ON y.group_id = p.baseline_config_id AND y.measure = 'minutes'
-        AND y.resample = (x.resample + params.shift) % params.resamples
-    GROUP BY ALL
+    -- baseline time / time over the runs of both configurations, once per pair of
+    -- configurations (two baselines often name the same configuration)
+    SELECT p.config_id, p.baseline_config_id, bootstrap_ratio(y.minutes, x.minutes) AS ci
+    FROM (SELECT DISTINCT config_id, baseline_config_id FROM candidates) AS p
+    LEFT JOIN samples AS x ON x.config_id = p.config_id
+    LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
 )
 SELECT
     p.baseline, p.baseline_kind, c.source, c.round, c.division, c.system_id, c.system,
@@ -54,12 +71,12 @@ SELECT
     base.system_id AS baseline_system_id, base.accelerators AS baseline_accelerators,
     base.precision AS baseline_precision, base.runs AS baseline_runs,
     base.minutes AS baseline_minutes, base.minutes / c.minutes AS speedup,
-    boot.sorted[params.lo] AS speedup_ci_low, boot.sorted[params.hi] AS speedup_ci_high,
-    boot.sorted[params.lo] <= 1 AND boot.sorted[params.hi] >= 1 AS within_noise,
+    boot.ci.low AS speedup_ci_low, boot.ci.high AS speedup_ci_high,
+    boot.ci.low <= 1 AND boot.ci.high >= 1 AS within_noise,
     p.comparable, c.qualifiers
 FROM candidates AS p
-CROSS JOIN params
 JOIN configs AS c ON c.config_id = p.config_id
 JOIN configs AS base ON base.config_id = p.baseline_config_id
-LEFT JOIN boot ON boot.baseline = p.baseline AND boot.config_id = p.config_id
+LEFT JOIN boot
+    ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
 ORDER BY p.baseline, c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision

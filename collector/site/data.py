@@ -89,6 +89,9 @@ def load(store: str | Path | None = None) -> SiteData:
     if snapshot is None:
         raise InputError(f"{store_path}: no store snapshot here; run collector ingest first")
     con = query.connect(store_path)
+    # One thread: rows that tie in a table's ORDER BY, and sums over many values, come out in
+    # the same order every time, so regenerated pages are byte-identical when the data is.
+    con.execute("SET threads TO 1")
     tables = {}
     for name in query.names():  # dependencies first: each table is computed once
         con.execute(f"CREATE TEMP TABLE _m_{name} AS SELECT * FROM {name}")

@@ -1,4 +1,9 @@
-"""Derived ratio tables from given runs to expected rows, with their bootstrap intervals."""
+"""Derived ratio tables from given runs to expected rows, with their bootstrap intervals.
+
+Every scenario below is a set of runs in a round of its own; the ratio tables never pair
+configurations of different rounds, so all scenarios share one store (built, and its contracts
+checked, once per module) and each test reads the rows of its round.
+"""
 
 import hashlib
 from pathlib import Path
@@ -13,7 +18,7 @@ from collector.store.schemas import load
 PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
 DERIVED = (
     "observations",
-    "resampled_means",
+    "samples",
     "configurations",
     "speedups",
     "scaling",
@@ -30,7 +35,7 @@ def run(system, accelerators, minutes, i, **extra):
     """One converged local run of `system` with `accelerators` accelerators."""
     row = {
         "run_id": f"{system}-{accelerators}-{extra.get('precision', 'fp32')}-"
-        f"{extra.get('benchmark', 'resnet')}-{i}",
+        f"{extra.get('benchmark', 'resnet')}-{extra.get('source', 'local')}-{i}",
         "source": "local",
         "round": "v0.5",
         "submitter": "lab",
@@ -59,6 +64,103 @@ def run(system, accelerators, minutes, i, **extra):
     return row
 
 
+def scenario(name, runs):
+    """The runs of one scenario, moved to a round of their own."""
+    return [
+        {
+            **r,
+            "round": name,
+            "run_id": f"{name}/{r['run_id']}",
+            "system_id": f"{name}/lab/{r['system']}",
+            "log_path": f"{name}/{r['log_path']}",
+            "log_sha256": hashlib.sha256(f"{name}/{r['log_sha256']}".encode()).hexdigest(),
+        }
+        for r in runs
+    ]
+
+
+def _single():
+    return [run("a", 1, 100.0, 0), run("a", 4, 30.0, 0)]
+
+
+def _strong():
+    times = {1: [100, 102, 98, 101, 99], 4: [27, 26, 28, 27, 27]}
+    return [run("a", n, t, i) for n, ts in times.items() for i, t in enumerate(ts)]
+
+
+def _reproducible():
+    times = {1: [100, 110, 90, 105], 2: [60, 50, 55, 58]}
+    return [run("a", n, t, i) for n, ts in times.items() for i, t in enumerate(ts)]
+
+
+def _ties():
+    return [run("a", 1, 50.0, i) for i in range(3)] + [
+        run("a", 1, 50.0, i, precision="fp16") for i in range(3)
+    ]
+
+
+def _weak():
+    return [run("a", 1, 10.0, i, throughput_samples_per_s=100.0 + i) for i in range(3)] + [
+        run("a", 8, 10.0, i, throughput_samples_per_s=700.0 + i) for i in range(3)
+    ]
+
+
+def _no_mixing():
+    runs = [run("a", 1, 100.0, i) for i in range(3)]
+    runs += [run("a", 4, 30.0, i, source="official", division="closed") for i in range(3)]
+    runs += [run("a", 4, 30.0, i, precision="fp16") for i in range(3)]
+    return runs
+
+
+def _precision():
+    runs = [run("a", 2, 60.0 + i, i) for i in range(3)]
+    runs += [run("a", 2, 20.0 + i, i, precision="bf16") for i in range(3)]
+    runs += [run("b", 2, 10.0, i, precision="bf16") for i in range(3)]  # no fp32 on b
+    return runs
+
+
+def _interconnect():
+    runs = [run("nv", 4, 40.0 + i, i) for i in range(3)]
+    runs += [
+        run("pc", 4, 50.0 + i, i, interconnect="pcie", accelerator="Tesla V100-PCIe-16GB")
+        for i in range(3)
+    ]
+    runs += [run("one", 1, 80.0, 0, interconnect="pcie")]  # a single accelerator: no link
+    return runs
+
+
+def _speedups():
+    runs = [run("a", 1, 100.0, i) for i in range(3)]
+    runs += [run("a", 2, 50.0, i, precision="fp16") for i in range(3)]
+    return runs
+
+
+def _deadlines():
+    runs = [run("big", 8, 100.0, i) for i in range(3)]
+    runs += [run("small", 2, 200.0, i) for i in range(3)]
+    runs += [run("tiny", 1, 600.0, i) for i in range(3)]
+    return runs
+
+
+def _cost():
+    return [run("a", 4, 90.0, i) for i in range(3)]
+
+
+SCENARIOS = {
+    "single": _single,
+    "strong": _strong,
+    "reproducible": _reproducible,
+    "ties": _ties,
+    "weak": _weak,
+    "no-mixing": _no_mixing,
+    "precision": _precision,
+    "interconnect": _interconnect,
+    "speedups": _speedups,
+    "deadlines": _deadlines,
+    "cost": _cost,
+}
+
+
 def make_store(store, runs, published=None):
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
@@ -69,118 +171,116 @@ def make_store(store, runs, published=None):
     return store
 
 
-def rows(store, table, where="true"):
-    return query.sql(f"SELECT * FROM {table} WHERE {where}", store).to_pylist()
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One store with every scenario and the published studies, and a connection to it."""
+    runs = [r for name, build in SCENARIOS.items() for r in scenario(name, build())]
+    store = make_store(
+        tmp_path_factory.mktemp("derived") / "store", runs, load_published(PUBLISHED)
+    )
+    con = query.connect(store)
+    yield store, con
+    con.close()
+
+
+def rows(shared, table, name, where="true"):
+    """Rows of `table` in scenario `name`'s round."""
+    _, con = shared
+    sql = f"SELECT * FROM {table} WHERE round = '{name}' AND ({where})"
+    return con.sql(sql).to_arrow_table().to_pylist()
+
+
+def test_every_scenario_is_in_the_store(shared):
+    got = {r[0] for r in shared[1].sql("SELECT DISTINCT round FROM runs").fetchall()}
+    assert got == set(SCENARIOS)
 
 
 def test_empty_store_gives_empty_tables(store):
     make_store(store, [])
     for name in DERIVED:
-        assert rows(store, name) == [], name
+        assert query.sql(f"SELECT * FROM {name}", store).num_rows == 0, name
 
 
-def test_a_single_run_has_no_interval(store):
-    make_store(store, [run("a", 1, 100.0, 0), run("a", 4, 30.0, 0)])
-    (config,) = rows(store, "configurations", "accelerators = 4")
+def test_a_single_run_has_no_interval(shared):
+    (config,) = rows(shared, "configurations", "single", "accelerators = 4")
     assert config["runs"] == 1 and config["minutes"] == pytest.approx(30.0)
     assert config["minutes_ci_low"] is None
-    (row,) = rows(store, "scaling")
+    (row,) = rows(shared, "scaling", "single")
     assert row["speedup"] == pytest.approx(100 / 30)
     assert row["speedup_ci_low"] is None and row["within_noise"] is None
 
 
-def test_strong_scaling_with_interval_and_efficiency(store):
-    times = {1: [100, 102, 98, 101, 99], 4: [27, 26, 28, 27, 27]}
-    make_store(store, [run("a", n, t, i) for n, ts in times.items() for i, t in enumerate(ts)])
-    (row,) = rows(store, "scaling", "kind = 'strong'")
+def test_strong_scaling_with_interval_and_efficiency(shared):
+    (row,) = rows(shared, "scaling", "strong", "kind = 'strong'")
     assert (row["accelerators"], row["baseline_accelerators"]) == (4, 1)
     assert row["speedup"] == pytest.approx(100 / 27)
     assert row["efficiency_pct"] == pytest.approx(100 * 100 / 27 / 4)
     assert row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
+    # resampled means of 5 runs stay well inside the runs' range (98..102 and 26..28)
     assert row["speedup_ci_low"] >= 98.6 / 27.4 and row["speedup_ci_high"] <= 101.4 / 26.6
     assert row["within_noise"] is False
+    # the mean's interval of each side lies within its runs' range and contains its mean
+    (base,) = rows(shared, "configurations", "strong", "accelerators = 1")
+    assert 98 <= base["minutes_ci_low"] < 100 < base["minutes_ci_high"] <= 102
 
 
-def test_intervals_are_reproducible(store):
-    times = {1: [100, 110, 90, 105], 2: [60, 50, 55, 58]}
-    make_store(store, [run("a", n, t, i) for n, ts in times.items() for i, t in enumerate(ts)])
-    first = rows(store, "scaling")
-    assert rows(store, "scaling") == first
+def test_intervals_are_reproducible(shared):
+    store, _ = shared
+    first = rows(shared, "scaling", "reproducible")
+    again = query.sql("SELECT * FROM scaling WHERE round = 'reproducible'", store).to_pylist()
+    assert again == first and first[0]["speedup_ci_low"] is not None
 
 
-def test_ties_are_within_noise(store):
-    runs = [run("a", 1, 50.0, i) for i in range(3)] + [
-        run("a", 1, 50.0, i, precision="fp16") for i in range(3)
-    ]
-    make_store(store, runs)
-    (row,) = rows(store, "precision_gain")
+def test_ties_are_within_noise(shared):
+    (row,) = rows(shared, "precision_gain", "ties")
     assert row["gain"] == pytest.approx(1.0)
-    assert row["gain_ci_low"] == pytest.approx(1.0) == row["gain_ci_high"]
+    assert row["gain_ci_low"] == 1.0 == row["gain_ci_high"]
     assert row["within_noise"] is True
 
 
-def test_weak_scaling_from_throughput(store):
-    runs = [run("a", 1, 10.0, i, throughput_samples_per_s=100.0 + i) for i in range(3)] + [
-        run("a", 8, 10.0, i, throughput_samples_per_s=700.0 + i) for i in range(3)
-    ]
-    make_store(store, runs)
-    (row,) = rows(store, "scaling", "kind = 'weak'")
+def test_weak_scaling_from_throughput(shared):
+    (row,) = rows(shared, "scaling", "weak", "kind = 'weak'")
     assert row["speedup"] == pytest.approx(701 / 101)
     assert row["efficiency_pct"] == pytest.approx(100 * 701 / 101 / 8)
-    (strong,) = rows(store, "scaling", "kind = 'strong'")
+    assert 700 / 102 <= row["speedup_ci_low"] < row["speedup_ci_high"] <= 702 / 100
+    (strong,) = rows(shared, "scaling", "weak", "kind = 'strong'")
     assert strong["within_noise"] is True  # same time on 1 and 8
 
 
-def test_scaling_never_mixes_sources_or_precisions(store):
-    runs = [run("a", 1, 100.0, i) for i in range(3)]
-    runs += [run("a", 4, 30.0, i, source="official", division="closed") for i in range(3)]
-    runs += [run("a", 4, 30.0, i, precision="fp16") for i in range(3)]
-    make_store(store, runs)
-    assert rows(store, "scaling") == []
+def test_scaling_never_mixes_sources_or_precisions(shared):
+    assert rows(shared, "scaling", "no-mixing") == []
 
 
-def test_precision_gain_pairs_the_same_hardware(store):
-    runs = [run("a", 2, 60.0 + i, i) for i in range(3)]
-    runs += [run("a", 2, 20.0 + i, i, precision="bf16") for i in range(3)]
-    runs += [run("b", 2, 10.0, i, precision="bf16") for i in range(3)]  # no fp32 on b
-    make_store(store, runs)
-    (row,) = rows(store, "precision_gain")
+def test_precision_gain_pairs_the_same_hardware(shared):
+    (row,) = rows(shared, "precision_gain", "precision")
     assert (row["system"], row["precision"], row["baseline_precision"]) == ("a", "bf16", "fp32")
     assert row["gain"] == pytest.approx(61 / 21)
+    assert 60 / 22 <= row["gain_ci_low"] < row["gain"] < row["gain_ci_high"] <= 62 / 20
     assert row["within_noise"] is False
 
 
-def test_interconnect_delta_pools_systems_and_names_confounders(store):
-    runs = [run("nv", 4, 40.0 + i, i) for i in range(3)]
-    runs += [
-        run("pc", 4, 50.0 + i, i, interconnect="pcie", accelerator="Tesla V100-PCIe-16GB")
-        for i in range(3)
-    ]
-    runs += [run("one", 1, 80.0, 0, interconnect="pcie")]  # a single accelerator: no link
-    make_store(store, runs)
-    (row,) = rows(store, "interconnect_delta")
+def test_interconnect_delta_pools_systems_and_names_confounders(shared):
+    (row,) = rows(shared, "interconnect_delta", "interconnect")
     assert (row["systems"], row["baseline_systems"], row["chip"]) == ("nv", "pc", "GV100")
     assert row["gain"] == pytest.approx(51 / 41)
     assert "accelerator models differ" in row["confounders"]
+    assert row["gain_ci_low"] >= 50 / 42 and row["gain_ci_high"] <= 52 / 40
     assert row["gain_ci_low"] > 1
 
 
-def test_speedups_name_their_baseline(store):
-    runs = [run("a", 1, 100.0, i) for i in range(3)]
-    runs += [run("a", 2, 50.0, i, precision="fp16") for i in range(3)]
-    make_store(store, runs)
-    got = {r["baseline"]: r for r in rows(store, "speedups")}
+def test_speedups_name_their_baseline(shared):
+    got = {r["baseline"]: r for r in rows(shared, "speedups", "speedups")}
     assert set(got) == {"1x-fp32"}  # no 1-accelerator fp16 configuration
     assert got["1x-fp32"]["speedup"] == pytest.approx(2.0)
+    assert got["1x-fp32"]["speedup_ci_low"] == 2.0 == got["1x-fp32"]["speedup_ci_high"]
     assert got["1x-fp32"]["baseline_precision"] == "fp32" and got["1x-fp32"]["comparable"]
 
 
-def test_deadline_fit_ranks_fewest_accelerators_first(store):
-    runs = [run("big", 8, 100.0, i) for i in range(3)]
-    runs += [run("small", 2, 200.0, i) for i in range(3)]
-    runs += [run("tiny", 1, 600.0, i) for i in range(3)]
-    make_store(store, runs)
-    got = [(r["deadline_hours"], r["rank"], r["system"]) for r in rows(store, "deadline_fit")]
+def test_deadline_fit_ranks_fewest_accelerators_first(shared):
+    got = [
+        (r["deadline_hours"], r["rank"], r["system"])
+        for r in rows(shared, "deadline_fit", "deadlines")
+    ]
     assert got == [
         (8.0, 1, "small"),
         (8.0, 2, "big"),
@@ -190,25 +290,27 @@ def test_deadline_fit_ranks_fewest_accelerators_first(store):
     ]
 
 
-def test_cost_energy_from_tdp_and_prices(store):
-    make_store(store, [run("a", 4, 90.0, i) for i in range(3)])
-    (row,) = rows(store, "cost_energy")
+def test_cost_energy_from_tdp_and_prices(shared):
+    (row,) = rows(shared, "cost_energy", "cost")
     assert row["accelerator_hours"] == pytest.approx(6.0)
     assert row["tdp_w"] == 300.0
     assert row["energy_at_tdp_kwh"] == pytest.approx(1.8)
     assert row["price_label"] == "example"
     assert row["cost_usd"] == pytest.approx(6.0 * row["usd_per_accelerator_hour"])
+    assert row["minutes_ci_low"] == 90.0 == row["minutes_ci_high"]
 
 
-def test_seed_001_table_7_reproduces_from_tables_1_to_6(store):
+def test_seed_001_table_7_reproduces_from_tables_1_to_6(shared):
     """Speedups from minutes per epoch x epochs against the study's own Table 7 (2% tolerance:
     ResNet 1->4 differs by -1.61%, as the CSV notes say; all others by at most 0.24%)."""
-    make_store(store, [], published=load_published(PUBLISHED))
-    got = rows(store, "scaling", "round LIKE '001%' AND kind = 'strong'")
+    _, con = shared
+    sql = "SELECT * FROM scaling WHERE round LIKE '001%' AND kind = 'strong'"
+    got = con.sql(sql).to_arrow_table().to_pylist()
     assert len(got) == 12
     for row in got:
         assert row["published_speedup"] is not None, row
         assert abs(row["published_diff_pct"]) < 2.0, row
+        assert row["speedup_ci_low"] is None  # one published number per configuration
     resnet4 = next(r for r in got if r["benchmark"] == "resnet" and r["accelerators"] == 4)
     assert resnet4["published_diff_pct"] == pytest.approx(-1.61, abs=0.01)
     assert max(abs(r["published_diff_pct"]) for r in got if r is not resnet4) < 0.25

@@ -22,7 +22,9 @@ def test_v05_has_seven_benchmarks_with_mlperf_targets():
         "minigo": 0.40,
     }
     runs = {b: s.scales["full"].runs for b, s in suite.benchmarks.items()}
-    assert runs["resnet"] == 5 and runs["gnmt"] == 10 and runs["ncf"] == 100 and runs["minigo"] == 20
+    assert (
+        runs["resnet"] == 5 and runs["gnmt"] == 10 and runs["ncf"] == 100 and runs["minigo"] == 20
+    )
     assert all(s.scales["tiny"].runs >= 3 for s in suite.benchmarks.values())
 
 

@@ -121,8 +121,16 @@ class Workload(ABC):
 
     @property
     def global_batch_size(self) -> int:
-        """Samples per optimizer step across all ranks."""
-        return int(self.params["batch_size"])
+        """Samples per optimizer step across all ranks.
+
+        With ``batch_per_accelerator`` the suite's batch is per accelerator and the global
+        batch grows with the data-parallel width (weak scaling, as MLPerf submissions at scale
+        do); otherwise it is the global batch, split across the ranks (strong scaling).
+        """
+        batch = int(self.params["batch_size"])
+        if self.params.get("batch_per_accelerator") and self.ctx.world > 1:
+            return batch * self.ctx.world
+        return batch
 
     @abstractmethod
     def build_model(self) -> nn.Module:
@@ -161,6 +169,8 @@ class Workload(ABC):
         spec = dict(self.params.get("optim", {"name": "sgd", "lr": 0.1}))
         name = spec.pop("name", "sgd")
         spec.pop("warmup_steps", None)
+        if self.params.get("batch_per_accelerator") and "lr" in spec:
+            spec["lr"] = float(spec["lr"]) * self.ctx.world  # linear scaling with the batch
         if name == "sgd":
             spec.setdefault("momentum", 0.9)
             return torch.optim.SGD(model.parameters(), **spec)

@@ -1,0 +1,151 @@
+"""The bootstrap_mean and bootstrap_ratio functions: method, edge cases and determinism."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from collector.queries import bootstrap
+from collector.queries.parameters import bootstrap_params
+
+SEED = 20190101
+
+
+def connection() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    bootstrap.register(con)
+    return con
+
+
+def one(sql: str) -> dict | None:
+    con = connection()
+    try:
+        return con.execute(f"SELECT {sql}").fetchone()[0]
+    finally:
+        con.close()
+
+
+def reference_means(values: np.ndarray, seed: int, resamples: int, side: int) -> np.ndarray:
+    """The documented draws, written out: n positions with replacement per resample."""
+    n = values.size
+    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (resamples, n))
+    return values[draws].mean(axis=1)
+
+
+def test_nearest_ranks():
+    assert bootstrap.ranks(1000, 0.95) == (25, 975)
+    assert bootstrap.ranks(1000, 0.9) == (50, 950)
+    assert bootstrap.ranks(5, 0.6) == (1, 4)
+    assert bootstrap.ranks(10, 0.99) == (1, 10)
+
+
+@pytest.mark.parametrize("n", [2, 7, bootstrap.LARGE_GROUP + 37])
+def test_mean_interval_is_the_documented_percentile_bootstrap(n):
+    """Both paths (cached weight matrix, gathered draws) give the nearest-rank percentiles of
+    the resampled means drawn from PCG64([seed, n, 0])."""
+    values = np.random.default_rng(n).lognormal(3, 0.2, n)
+    boot = bootstrap.Bootstrap(seed=7, resamples=200, level=0.9)
+    low, high = boot.mean_interval(np.array([0]), np.array([n]), values)
+    means = np.sort(reference_means(values, 7, 200, 0))
+    assert boot.lo == 10 and boot.hi == 190
+    assert low[0] == pytest.approx(means[9], rel=1e-12)
+    assert high[0] == pytest.approx(means[189], rel=1e-12)
+
+
+def test_ratio_resamples_the_two_sides_independently():
+    num = np.array([10.0, 12.0, 11.0, 13.0])
+    den = np.array([5.0, 6.0, 5.5])
+    boot = bootstrap.Bootstrap(seed=3, resamples=100, level=0.8)
+    groups = (np.array([0]), np.array([num.size]), num), (np.array([0]), np.array([3]), den)
+    low, high = boot.ratio_interval(*groups)
+    ratios = np.sort(reference_means(num, 3, 100, 0) / reference_means(den, 3, 100, 1))
+    assert (low[0], high[0]) == pytest.approx((ratios[9], ratios[89]), rel=1e-12)
+
+
+def test_rows_do_not_depend_on_their_batch():
+    """A batch of mixed sizes gives each row what it gets alone."""
+    rng = np.random.default_rng(5)
+    lists = [list(rng.lognormal(0, 0.3, n)) for n in (3, 9, 2, 3, 120, 1, 9)]
+    con = connection()
+    together = con.execute(
+        "SELECT bootstrap_mean(v) FROM (SELECT unnest(?::DOUBLE[][]) AS v)", [lists]
+    ).fetchall()
+    alone = [con.execute("SELECT bootstrap_mean(?::DOUBLE[])", [v]).fetchone() for v in lists]
+    con.close()
+    assert together == alone
+    assert together[5] == (None,)
+
+
+def test_intervals_are_deterministic_across_connections():
+    values = "[3.1, 2.7, 3.3, 2.9, 3.0, 3.6]"
+    first = one(f"bootstrap_ratio({values}, [1.2, 1.1, 1.3])")
+    assert first == one(f"bootstrap_ratio({values}, [1.2, 1.1, 1.3])")
+    assert one(f"bootstrap_mean({values})") == one(f"bootstrap_mean({values})")
+
+
+def test_interval_contains_the_mean():
+    values = [100.0, 102.0, 98.0, 101.0, 99.0, 103.0, 97.0]
+    got = one(f"bootstrap_mean({values})")
+    assert 97.0 <= got["low"] < np.mean(values) < got["high"] <= 103.0
+    ratio = one(f"bootstrap_ratio({values}, [27.0, 26.0, 28.0, 27.5, 26.5])")
+    assert ratio["low"] < np.mean(values) / 27.0 < ratio["high"]
+
+
+def test_constant_sample_gives_a_zero_width_interval_at_its_value():
+    for n in (2, 3, 7, bootstrap.LARGE_GROUP + 1):
+        assert one(f"bootstrap_mean({[0.1] * n})") == {"low": 0.1, "high": 0.1}
+        got = one(f"bootstrap_ratio({[0.3] * n}, [0.3, 0.3, 0.3])")
+        assert got == {"low": 1.0, "high": 1.0}
+    assert one("bootstrap_ratio([1.1, 1.1], [0.55, 0.55, 0.55])") == {"low": 2.0, "high": 2.0}
+
+
+def test_single_observations_have_no_interval():
+    assert one("bootstrap_mean([42.0])") is None
+    assert one("bootstrap_ratio([2.0], [1.0])") is None
+
+
+def test_a_single_observation_side_is_held_fixed():
+    got = one("bootstrap_ratio([2.0], [1.0, 2.0, 4.0])")
+    boot = bootstrap.Bootstrap(**bootstrap_params().to_pylist()[0])
+    den = np.sort(reference_means(np.array([1.0, 2.0, 4.0]), boot.seed, boot.resamples, 1))
+    assert got["low"] == pytest.approx(2.0 / den[boot.hi - 1], rel=1e-12)
+    assert got["high"] == pytest.approx(2.0 / den[boot.lo - 1], rel=1e-12)
+    assert got["low"] < 2.0 / (7.0 / 3) < got["high"]
+
+
+def test_null_and_empty_lists_give_null():
+    assert one("bootstrap_mean([]::DOUBLE[])") is None
+    assert one("bootstrap_mean(NULL::DOUBLE[])") is None
+    assert one("bootstrap_ratio(NULL::DOUBLE[], [1.0, 2.0])") is None
+    assert one("bootstrap_ratio([1.0, 2.0], []::DOUBLE[])") is None
+
+
+def test_null_elements_are_left_out():
+    assert one("bootstrap_mean([1.0, NULL, 3.0, 2.0])") == one("bootstrap_mean([1.0, 3.0, 2.0])")
+    assert one("bootstrap_mean([NULL, 5.0])") is None
+
+
+def test_identical_lists_are_within_noise():
+    values = "[50.0, 51.0, 49.5, 50.5, 52.0]"
+    got = one(f"bootstrap_ratio({values}, {values})")
+    assert got["low"] < 1.0 < got["high"]
+
+
+def test_sliced_and_chunked_arrow_input():
+    """The functions read offsets into the list values, as Arrow hands over slices."""
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=50, level=0.9)
+    fn = bootstrap.functions(boot)["bootstrap_mean"]
+    lists = pa.array([[9.0, 8.0], [1.0, 2.0, 3.0], None, [4.0, 6.0]], pa.list_(pa.float64()))
+    whole = fn(lists).to_pylist()
+    assert fn(lists.slice(1)).to_pylist() == whole[1:]
+    assert fn(pa.chunked_array([lists[:2], lists[2:]])).to_pylist() == whole
+    assert whole[2] is None and whole[0]["low"] >= 8.0
+
+
+def test_parameters_are_checked():
+    with pytest.raises(ValueError):
+        bootstrap.Bootstrap(seed=1, resamples=0, level=0.95)
+    with pytest.raises(ValueError):
+        bootstrap.Bootstrap(seed=1, resamples=100, level=1.5)
