@@ -12,13 +12,21 @@ WITH models AS (
     JOIN accelerator_models AS m ON contains(lower(names.name), lower(m.pattern))
     QUALIFY row_number() OVER (PARTITION BY name ORDER BY length(m.pattern) DESC) = 1
 ),
+batches AS (
+    -- the global batch a run logged (local runs log it; v0.5 official logs do not)
+    SELECT run_id, any_value(trim(value_text, '"')) AS batch_size
+    FROM store.events
+    WHERE key = 'global_batch_size'
+    GROUP BY run_id
+),
 from_runs AS (
     SELECT
         source, round, division, submitter, system_id, system, benchmark, accelerator,
         accelerators, nodes, framework, precision, interconnect, scale,
-        NULL::VARCHAR AS batch_size, time_to_train_s / 60 AS minutes,
-        throughput_samples_per_s, run_id AS evidence_id, NULL::VARCHAR AS qualifiers
-    FROM store.runs
+        b.batch_size, time_to_train_s / 60 AS minutes,
+        throughput_samples_per_s, r.run_id AS evidence_id, NULL::VARCHAR AS qualifiers
+    FROM store.runs AS r
+    LEFT JOIN batches AS b ON b.run_id = r.run_id AND r.source = 'local'
     WHERE status = 'success'
 ),
 points AS (

@@ -1,11 +1,16 @@
--- precision_gain: mixed precision (fp16, bf16) and tf32 against fp32 on the same system,
+-- precision_gain: mixed precision (fp16, bf16) and tf32 against fp32 on the same system (for
+-- local runs, the same machine: collector names one configuration per precision),
 -- benchmark, accelerator model and count, framework, interconnect and proxy scale, from time
 -- to train (kind time) and throughput (kind throughput); gains stated by studies against FP32
 -- are added as kind 'published'.
 WITH configs AS (
     SELECT
-        *, hash(source, round, division, system_id, benchmark, accelerator, accelerators,
-                framework, interconnect, scale) AS hardware_id
+        -- collector names a local configuration <host>_<n>x<accel>_<precision>_<interconnect>:
+        -- without its precision token, the name is the machine
+        *, hash(source, round, division,
+                regexp_replace(system_id, '_(fp32|tf32|bf16|fp16)(_|$)', '\2'),
+                benchmark, accelerator, accelerators, framework, interconnect, scale)
+            AS hardware_id
     FROM configurations
 ),
 measured AS (

@@ -34,6 +34,11 @@ pairs AS (
     FROM measured AS m
     JOIN base AS b ON b.family_id = m.family_id AND b.kind = m.kind
     WHERE m.accelerators > b.accelerators
+        -- weak scaling only where the batch grew with the accelerators (or is not recorded)
+        AND (m.kind = 'strong' OR try_cast(m.batch_size AS DOUBLE) IS NULL
+             OR try_cast(b.batch_size AS DOUBLE) IS NULL
+             OR abs(try_cast(m.batch_size AS DOUBLE) / try_cast(b.batch_size AS DOUBLE)
+                    - m.accelerators / b.accelerators) < 0.01 * m.accelerators / b.accelerators)
 ),
 computed AS (
     -- strong: baseline time / time; weak: throughput / baseline throughput

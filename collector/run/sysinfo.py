@@ -90,8 +90,27 @@ def config_name(host: str, workers: int, accel: str, precision: str, interconnec
     return safe_name(f"{host}_{workers}x{accel}_{precision}_{interconnect}")
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def link_class(topology: dict[str, Any]) -> str:
+    """The GPU interconnect a topology matrix shows: NVLink where every pair is NV#, else PCIe."""
+    cells = [
+        c for i, row in enumerate(topology.get("matrix", [])) for j, c in enumerate(row) if i != j
+    ]
+    if not cells:
+        return "none"
+    if all(c.startswith("NV") for c in cells):
+        links = sorted({c for c in cells})
+        return f"NVLink ({', '.join(links)} between every pair)"
+    if any(c.startswith("NV") for c in cells):
+        return "NVLink between some pairs, PCIe between others"
+    return "PCIe (" + ", ".join(sorted(set(cells))) + ")"
+
+
 def parse_topology(text: str) -> dict[str, Any]:
     """Parse ``nvidia-smi topo -m``: GPU names and the link matrix (NV#, PIX, PXB, PHB, ...)."""
+    text = _ANSI.sub("", text)  # nvidia-smi underlines the header on a terminal
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return {"gpus": [], "matrix": []}
@@ -167,7 +186,7 @@ def describe_system(
         "accelerators_per_node": len(gs),
         "accelerator_model_name": accel,
         "accelerator_memory_capacity": f"{gs[0]['memory_mib'] / 1024:.0f} GB" if gs else "",
-        "accelerator_interconnect": interconnect if gs else "none",
+        "accelerator_interconnect": link_class(topo) if gs else "none",
         "framework": f"PyTorch {torch.__version__}",
         "operating_system": f"{platform.system()} {platform.release()}",
         "sw_notes": "",

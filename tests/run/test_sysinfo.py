@@ -7,6 +7,7 @@ from collector.run.sysinfo import (
     accel_short,
     config_name,
     describe_system,
+    link_class,
     parse_topology,
 )
 from collector.run.telemetry import COLUMNS, Telemetry
@@ -37,6 +38,15 @@ def test_parse_topology_matrix():
         ["SYS", "SYS", "NODE", "X"],
     ]
     assert parse_topology("") == {"gpus": [], "matrix": []}
+
+
+def test_parse_topology_with_terminal_underline_and_link_class():
+    raw = "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\x1b[0m\nGPU0\t X \tNV18\t0-63\nGPU1\tNV18\t X \t0-63\n"
+    t = parse_topology(raw)
+    assert t == {"gpus": ["GPU0", "GPU1"], "matrix": [["X", "NV18"], ["NV18", "X"]]}
+    assert link_class(t) == "NVLink (NV18 between every pair)"
+    assert link_class(parse_topology(TOPO)) == "NVLink between some pairs, PCIe between others"
+    assert link_class({"gpus": ["GPU0"], "matrix": [["X"]]}) == "none"
 
 
 def test_config_names():
