@@ -8,7 +8,7 @@ from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage
 from collector.site.pages.benchmarks import benchmark_names
-from collector.site.pages.common import benchmark_page, rel
+from collector.site.pages.common import benchmark_page, kind, rel
 from collector.site.pages.configs import configurations
 from collector.site.pages.observations import advice, observations
 
@@ -49,7 +49,7 @@ def page(data: SiteData) -> GuidePage:
         row = {k: c.get(k) for k in FIELDS}
         row["system_href"] = rel(path, c["system_doc"])
         row["benchmark_href"] = rel(path, benchmark_page(c["benchmark"]))
-        row["reasons"] = reasons.get((c["benchmark"], c.get("accelerators")), [])
+        row["reasons"] = reasons.get((kind(c), c["benchmark"], c.get("accelerators")), [])
         configs.append(row)
     configs.sort(key=lambda r: (r["accelerators"] or 0, r["minutes"]))
     intro = Markup(
@@ -70,25 +70,24 @@ def page(data: SiteData) -> GuidePage:
 
 
 def _reasons(data: SiteData) -> dict[tuple, list[str]]:
-    """Per benchmark and accelerator count, the measured reasons a configuration fits."""
-    out: dict[tuple, list[str]] = {}
+    """Per evidence kind, benchmark and accelerator count, the measured reasons a
+    configuration fits: one per measure, from the same kind of evidence as the configuration
+    (time-based before throughput-based), so sources are never mixed in one answer."""
+    out: dict[tuple, dict[str, str]] = {}
     labels = {
         "scaling": "scaling efficiency {v}%",
         "precision": "mixed precision {v}x",
         "interconnect": "PCIe vs NVLink {v}%",
     }
+    counts = {c.get("accelerators") for c in data.rows("scores")}
     for measure, label in labels.items():
-        for o in observations(data, measure):
+        found = observations(data, measure)
+        found.sort(key=lambda o: o.row.get("kind") not in ("strong", "time", None))
+        for o in found:
             text = label.format(v=f"{o.value:.3g}")
             if o.low is not None and o.high is not None:
                 text += f" ({o.low:.3g}–{o.high:.3g})"
-            keys = (
-                [(o.benchmark, o.accelerators)]
-                if measure == "scaling"
-                else [
-                    (o.benchmark, n) for n in {c.get("accelerators") for c in data.rows("scores")}
-                ]
-            )
-            for key in keys:
-                out.setdefault(key, []).append(f"{text}, {o.kind}")
-    return out
+            ns = [o.accelerators] if measure == "scaling" else sorted(counts, key=str)
+            for n in ns:
+                out.setdefault((o.kind, o.benchmark, n), {}).setdefault(measure, text)
+    return {key: list(found.values()) for key, found in out.items()}
