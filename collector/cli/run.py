@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from collector.cli import app
 from collector.errors import RunError
+
+if TYPE_CHECKING:
+    from collector.run.plan import Options
 
 
 def _list(text: str | None) -> list[str] | None:
@@ -67,6 +70,25 @@ def run(
     no_ceilings: Annotated[
         bool, typer.Option("--no-ceilings", help="Skip the ceiling measurements.")
     ] = False,
+    nodes: Annotated[int, typer.Option(help="Nodes of a multi-node job (torchrun, slurm).")] = 1,
+    gpus_per_node: Annotated[
+        int | None,
+        typer.Option(help="GPUs per node of a multi-node job (CPU: processes); else --gpus."),
+    ] = None,
+    launcher: Annotated[
+        str, typer.Option(help="local (spawn here), torchrun (per-node commands) or slurm.")
+    ] = "local",
+    node_rank: Annotated[
+        int | None, typer.Option(help="torchrun: run only this node's command here.")
+    ] = None,
+    rdzv_endpoint: Annotated[
+        str | None,
+        typer.Option(help="torchrun/slurm rendezvous host:port (default: this host / 1st node)."),
+    ] = None,
+    sbatch_arg: Annotated[
+        list[str] | None,
+        typer.Option(help="Extra #SBATCH line, repeatable, e.g. --sbatch-arg=--partition=gpu."),
+    ] = None,
 ) -> None:
     """Run the suite's benchmarks to their quality targets, over the requested matrix."""
     from collector.run.plan import Options
@@ -76,7 +98,7 @@ def run(
         suite=suite,
         benchmarks=_list(benchmarks),
         scale=scale,
-        gpus=_ints(gpus),
+        gpus=[gpus_per_node] if gpus_per_node is not None else _ints(gpus),
         precisions=_list(precision),
         interconnects=_list(interconnect) or ["default"],
         repeats=repeats,
@@ -87,7 +109,17 @@ def run(
         dry_run=dry_run,
         ingest=not no_ingest,
         ceilings=not no_ceilings,
+        nodes=nodes,
+        launcher=launcher,
+        node_rank=node_rank,
+        rdzv_endpoint=rdzv_endpoint,
+        sbatch_args=sbatch_arg or [],
     )
+    if launcher != "local":
+        _launch(opts)
+        return
+    if nodes != 1 or node_rank is not None:
+        raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
     result = run_suite(opts)
     if dry_run:
         for line in result.plan:
@@ -97,3 +129,24 @@ def run(
     typer.echo(f"{len(result.results)} run(s), {len(failed)} not successful; logs in {result.out}")
     if result.interrupted:
         raise typer.Exit(130)
+
+
+def _launch(opts: Options) -> None:
+    """The torchrun and Slurm launchers: print the commands or script, run or submit them."""
+    from collector.run.launch import launch
+
+    result = launch(opts)
+    if result.script is not None:
+        typer.echo(result.script, nl=False)
+        if result.job_id:
+            typer.echo(f"submitted batch job {result.job_id}; logs in {result.out}")
+        elif result.script_path:
+            typer.echo(f"wrote {result.script_path}")
+        return
+    if opts.dry_run:
+        for cmd in result.commands:
+            typer.echo(cmd)
+        return
+    if result.returncode:
+        raise typer.Exit(result.returncode)
+    typer.echo(f"torchrun job finished; logs in {result.out}")

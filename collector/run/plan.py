@@ -57,6 +57,11 @@ class Options:
     dry_run: bool = False
     ingest: bool = True
     ceilings: bool = True
+    nodes: int = 1
+    launcher: str = "local"  # local | torchrun | slurm
+    node_rank: int | None = None
+    rdzv_endpoint: str | None = None
+    sbatch_args: list[str] = field(default_factory=list)
 
 
 def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
@@ -108,6 +113,8 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
             raise RunError(f"--gpus must be >= 1, got {g}")
         if on_gpu and g > len(machine.gpu_names):
             raise RunError(f"--gpus {g}: this machine has {len(machine.gpu_names)} GPU(s)")
+    if opts.nodes < 1:
+        raise RunError(f"--nodes must be >= 1, got {opts.nodes}")
     if opts.repeats is not None and opts.repeats < 1:
         raise RunError("--repeats must be >= 1")
     if scale == "full" and opts.data_root is None:
@@ -120,7 +127,7 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
         for prec in precisions:
             for ic in opts.interconnects:
                 ic_name = ic if on_gpu else "none"
-                config = config_name(machine.host, g, short, prec, ic_name)
+                config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
                 env = NCCL_ENV[ic_name] if on_gpu else {}
                 for bench in names:
                     b = suite.benchmarks[bench]
@@ -152,6 +159,7 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
                                 data_root=opts.data_root,
                                 framework=f"PyTorch {torch.__version__}",
                                 env=env,
+                                nodes=opts.nodes,
                             )
                         )
     return specs
@@ -181,7 +189,8 @@ def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]
 
     Format: ``<k>/<N> <config> <benchmark> scale=<s> repeat=<i>/<n> workers=<w>
     precision=<p> interconnect=<ic> target=<t> <path relative to out>`` followed by ``done``
-    or ``todo`` when resuming.
+    or ``todo`` when resuming; multi-node runs add ``nodes=<n>`` after ``workers``
+    (workers per node).
     """
     lines = []
     for k, s in enumerate(specs, 1):
@@ -191,7 +200,9 @@ def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]
             rel = s.log_path
         line = (
             f"{k}/{len(specs)} {s.config} {s.benchmark} scale={s.scale} "
-            f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} precision={s.precision} "
+            f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} "
+            + (f"nodes={s.nodes} " if s.nodes > 1 else "")
+            + f"precision={s.precision} "
             f"interconnect={s.interconnect} target={s.target:g} {rel.as_posix()}"
         )
         if resume:

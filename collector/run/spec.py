@@ -20,8 +20,8 @@ class RunSpec:
     config: str
     precision: str
     accelerator: str
-    accelerators: int  # GPUs in the job; 0 on CPU
-    workers: int  # data-parallel processes (GPUs, or CPU processes)
+    accelerators: int  # GPUs per node; 0 on CPU
+    workers: int  # data-parallel processes per node (GPUs, or CPU processes)
     interconnect: str  # default | no-p2p | none
     quality_metric: str
     repeat: int
@@ -37,6 +37,23 @@ class RunSpec:
     data_root: Path | None = None
     framework: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    nodes: int = 1
+
+    @property
+    def world(self) -> int:
+        """Data-parallel processes over all nodes."""
+        return self.nodes * self.workers
+
+    @property
+    def total_accelerators(self) -> int:
+        """``accelerators`` of ``collector_run``: GPUs over all nodes.
+
+        A single-host CPU run reports 0; a multi-node CPU run reports its processes, so the
+        record still says how wide the job was.
+        """
+        if self.accelerators:
+            return self.nodes * self.accelerators
+        return self.world if self.nodes > 1 else 0
 
     @property
     def status(self) -> str:
@@ -57,8 +74,8 @@ class RunSpec:
             "config": self.config,
             "precision": self.precision,
             "accelerator": self.accelerator,
-            "accelerators": self.accelerators,
-            "nodes": 1,
+            "accelerators": self.total_accelerators,
+            "nodes": self.nodes,
             "interconnect": self.interconnect,
             "quality_metric": self.quality_metric,
             "repeat": self.repeat,

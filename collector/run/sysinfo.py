@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -85,9 +86,16 @@ def accel_short(name: str) -> str:
     return safe_name(name.split()[0]) if name else "gpu"
 
 
-def config_name(host: str, workers: int, accel: str, precision: str, interconnect: str) -> str:
-    """``<host>_<n>x<accel>_<precision>_<interconnect>``, lowercase, [a-z0-9._-] only."""
-    return safe_name(f"{host}_{workers}x{accel}_{precision}_{interconnect}")
+def config_name(
+    host: str, workers: int, accel: str, precision: str, interconnect: str, nodes: int = 1
+) -> str:
+    """``<host>_<n>x<accel>_<precision>_<interconnect>``, lowercase, [a-z0-9._-] only.
+
+    Multi-node jobs are ``<host>_<nodes>n<n>x<accel>_...`` with ``<host>`` the first node and
+    ``<n>`` the workers per node.
+    """
+    width = f"{nodes}n{workers}x" if nodes > 1 else f"{workers}x"
+    return safe_name(f"{host}_{width}{accel}_{precision}_{interconnect}")
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -159,10 +167,83 @@ def versions() -> dict[str, Any]:
     return v
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def fabric(sys_root: Path = Path("/sys")) -> dict[str, Any]:
+    """The inter-node fabric this host shows: InfiniBand ports, else network interface speeds.
+
+    InfiniBand (and RoCE) devices come from ``class/infiniband/<dev>/ports/<n>`` (rate, state,
+    link layer); without any, the non-loopback interfaces under ``class/net`` with their speed
+    in Mb/s (absent where the driver does not report one, as on many virtual NICs).
+    """
+    ports = []
+    ib = sys_root / "class" / "infiniband"
+    for dev in sorted(ib.iterdir()) if ib.is_dir() else []:
+        for port in sorted((dev / "ports").iterdir()) if (dev / "ports").is_dir() else []:
+            ports.append(
+                {
+                    "device": dev.name,
+                    "port": port.name,
+                    "rate": _read(port / "rate"),
+                    "state": _read(port / "state"),
+                    "link_layer": _read(port / "link_layer"),
+                }
+            )
+    if ports:
+        active = [p for p in ports if "ACTIVE" in p["state"]] or ports
+        rates = sorted({p["rate"] for p in active if p["rate"]})
+        summary = f"InfiniBand: {len(active)} port(s)" + (f", {', '.join(rates)}" if rates else "")
+        return {"kind": "infiniband", "summary": summary, "ports": ports}
+    nics = []
+    net = sys_root / "class" / "net"
+    for nic in sorted(net.iterdir()) if net.is_dir() else []:
+        if nic.name == "lo":
+            continue
+        speed = _read(nic / "speed")
+        mbps = int(speed) if speed.lstrip("-").isdigit() and int(speed) > 0 else None
+        nics.append({"interface": nic.name, "speed_mbps": mbps, "state": _read(nic / "operstate")})
+    up = [n for n in nics if n["state"] == "up"] or nics
+    summary = ", ".join(
+        f"{n['interface']} {n['speed_mbps']} Mb/s" if n["speed_mbps"] else n["interface"]
+        for n in up
+    )
+    return {"kind": "ethernet" if nics else "none", "summary": summary, "interfaces": nics}
+
+
+def node_facts(workers: int) -> dict[str, Any]:
+    """What one node of a multi-node job contributes to the description: host, GPUs, fabric."""
+    import torch
+
+    gs = gpus()[:workers] if torch.cuda.is_available() else []
+    return {
+        "host": hostname(),
+        "cpu": cpu_model(),
+        "vcpus": psutil.cpu_count(logical=True),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30),
+        "gpus": gs,
+        "fabric": fabric(),
+    }
+
+
 def describe_system(
-    config: str, org: str, workers: int, precision: str, interconnect: str
+    config: str,
+    org: str,
+    workers: int,
+    precision: str,
+    interconnect: str,
+    nodes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The system description for one configuration (MLPerf v0.7 field names)."""
+    """The system description for one configuration (MLPerf v0.7 field names).
+
+    ``nodes`` (from :func:`node_facts`, one per node) describes a multi-node job: the count
+    goes to ``number_of_nodes``, the first node's fabric to ``host_networking``, and the list
+    to ``collector.nodes``. Without it the description is of this host alone.
+    """
     import torch
 
     gs = gpus()[:workers] if torch.cuda.is_available() else []
@@ -175,14 +256,14 @@ def describe_system(
         "division": "local",
         "status": "local",
         "system_name": config,
-        "number_of_nodes": 1,
+        "number_of_nodes": len(nodes) if nodes else 1,
         "host_processors_per_node": 1,
         "host_processor_model_name": cpu_model(),
         "host_processor_core_count": psutil.cpu_count(logical=False) or os.cpu_count(),
         "host_processor_vcpu_count": psutil.cpu_count(logical=True),
         "host_memory_capacity": f"{mem / 2**30:.0f} GB",
         "host_storage_type": "",
-        "host_networking": "",
+        "host_networking": nodes[0]["fabric"]["summary"] if nodes else "",
         "accelerators_per_node": len(gs),
         "accelerator_model_name": accel,
         "accelerator_memory_capacity": f"{gs[0]['memory_mib'] / 1024:.0f} GB" if gs else "",
@@ -199,5 +280,6 @@ def describe_system(
             "gpus": gs,
             "versions": ver,
             "interconnect_env": NCCL_ENV[interconnect] if gs else {},
+            **({"nodes": nodes} if nodes else {}),
         },
     }

@@ -27,7 +27,7 @@ from collector.run.workloads.boxes import (
     encode,
     roi_align,
 )
-from collector.run.workloads.scenes import synthetic_scenes
+from collector.run.workloads.scenes import scene_sets
 
 RPN_W = (1.0, 1.0, 1.0, 1.0)
 BOX_W = (10.0, 10.0, 5.0, 5.0)
@@ -354,17 +354,7 @@ class MaskRCNNWorkload(Workload):
             self.shards = None
             self.n_eval = self.loaders.n_eval
         else:
-            s = synthetic_scenes(
-                int(p["train_samples"]) + int(p["eval_samples"]),
-                int(p["image_size"]),
-                self.num_classes,
-                int(p["max_objects"]),
-                int(p["min_object"]),
-                int(p["max_object"]),
-                self.data_seed,
-                ctx.device,
-            )
-            train, ev = s.split(int(p["train_samples"]))
+            train, ev = scene_sets(p, self.num_classes, self.data_seed, ctx.device)
             self.eval_set = (ev.images, ev.boxes, ev.labels, ev.masks)
             self.shards = TensorShards(
                 (train.images, train.boxes, train.labels, train.masks),

@@ -8,6 +8,7 @@ padded to ``max_objects`` per image with label -1.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -79,3 +80,20 @@ def synthetic_scenes(
         )
         labels[:, m] = torch.where(live, cls, -1)
     return Scenes(images, boxes, labels, masks)
+
+
+def scene_sets(
+    params: dict[str, Any], num_classes: int, seed: int, device: torch.device
+) -> tuple[Scenes, Scenes]:
+    """The train and eval scenes a detection workload's proxy-scale params ask for."""
+    scenes = synthetic_scenes(
+        int(params["train_samples"]) + int(params["eval_samples"]),
+        int(params["image_size"]),
+        num_classes,
+        int(params["max_objects"]),
+        int(params["min_object"]),
+        int(params["max_object"]),
+        seed,
+        device,
+    )
+    return scenes.split(int(params["train_samples"]))

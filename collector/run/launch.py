@@ -1,0 +1,269 @@
+"""Multi-node launchers: per-node torchrun commands, and a Slurm batch script that runs them.
+
+Every node runs ``python -m torch.distributed.run`` (torchrun) with a c10d rendezvous; torchrun
+starts ``collector.run.node`` once per GPU (or per CPU process). Global rank 0 writes the logs
+and the system description under the output folder, which must be on a filesystem shared by
+all nodes (the usual home or project filesystem of a cluster) for the results to be collected
+in one place and ingested.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from collector.errors import RunError
+from collector.run.plan import Machine, Options, default_out, plan_runs
+from collector.run.suite import load_suite
+from collector.run.sysinfo import hostname
+
+LAUNCHERS = ("local", "torchrun", "slurm")
+DEFAULT_PORT = 29500
+
+
+@dataclass
+class LaunchResult:
+    """What a torchrun or Slurm launch did: the commands or script, and the outcome."""
+
+    out: Path
+    commands: list[str] = field(default_factory=list)
+    script: str | None = None
+    script_path: Path | None = None
+    job_id: str | None = None
+    returncode: int = 0
+
+
+def resolved_out(opts: Options) -> Path:
+    """The absolute output folder every node is given (default: this host's runs folder)."""
+    if opts.out is not None:
+        return opts.out.resolve()
+    return default_out(Machine(hostname(), "", 1))
+
+
+def validate(opts: Options) -> None:
+    """Check the launch options that do not depend on the nodes' hardware."""
+    if opts.launcher not in LAUNCHERS:
+        raise RunError(f"unknown launcher {opts.launcher!r} (choose from {', '.join(LAUNCHERS)})")
+    if opts.nodes < 1:
+        raise RunError(f"--nodes must be >= 1, got {opts.nodes}")
+    if len(opts.gpus) != 1 or opts.gpus[0] < 1:
+        raise RunError("a multi-node job takes one width: --gpus-per-node G (G >= 1)")
+    if len(opts.interconnects) != 1:
+        raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
+    if opts.node_rank is not None and not 0 <= opts.node_rank < opts.nodes:
+        raise RunError(f"--node-rank must be in 0..{opts.nodes - 1}, got {opts.node_rank}")
+    suite = load_suite(opts.suite)
+    unknown = [b for b in opts.benchmarks or [] if b not in suite.benchmarks]
+    if unknown:
+        raise RunError(f"unknown benchmark(s) {', '.join(unknown)}")
+
+
+def endpoint(opts: Options) -> str:
+    """The rendezvous ``host:port``: ``--rdzv-endpoint``, else this host (loopback for 1 node)."""
+    if opts.rdzv_endpoint:
+        host, _, port = opts.rdzv_endpoint.rpartition(":")
+        if not host or not port.isdigit():
+            raise RunError(f"--rdzv-endpoint expects host:port, got {opts.rdzv_endpoint!r}")
+        return opts.rdzv_endpoint
+    if opts.nodes == 1:
+        return f"127.0.0.1:{DEFAULT_PORT}"
+    import socket
+
+    return f"{socket.getfqdn()}:{DEFAULT_PORT}"
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def node_args(opts: Options, out: Path) -> list[str]:
+    """The ``collector.run.node`` arguments for ``opts`` (the same on every node)."""
+    args = [
+        "--suite",
+        opts.suite,
+        "--scale",
+        opts.scale,
+        "--nodes",
+        str(opts.nodes),
+        "--gpus-per-node",
+        str(opts.gpus[0]),
+        "--interconnect",
+        opts.interconnects[0],
+        "--out",
+        str(out),
+    ]
+    if opts.benchmarks:
+        args += ["--benchmarks", ",".join(opts.benchmarks)]
+    if opts.precisions:
+        args += ["--precision", ",".join(opts.precisions)]
+    if opts.repeats is not None:
+        args += ["--repeats", str(opts.repeats)]
+    if opts.data_root is not None:
+        args += ["--data-root", str(opts.data_root.resolve())]
+    if opts.resume:
+        args.append("--resume")
+    if not opts.ceilings:
+        args.append("--no-ceilings")
+    return args
+
+
+def torchrun_argv(
+    opts: Options, out: Path, node_rank: str, rdzv: str, rdzv_id: str, python: str | None = None
+) -> list[str]:
+    """One node's torchrun command line (``node_rank`` may be a shell variable reference)."""
+    return [
+        python or sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nnodes={opts.nodes}",
+        f"--nproc-per-node={opts.gpus[0]}",
+        f"--node-rank={node_rank}",
+        "--rdzv-backend=c10d",
+        f"--rdzv-endpoint={rdzv}",
+        f"--rdzv-id={rdzv_id}",
+        "-m",
+        "collector.run.node",
+        *node_args(opts, out),
+    ]
+
+
+def rdzv_id(out: Path) -> str:
+    """A rendezvous id all nodes derive alike from the output folder."""
+    return "collector-" + "".join(c if c.isalnum() else "-" for c in out.name)
+
+
+def torchrun_commands(opts: Options) -> list[list[str]]:
+    """Per node rank, the torchrun command (only ``--node-rank``'s when given)."""
+    validate(opts)
+    out = resolved_out(opts)
+    rdzv = endpoint(opts)
+    ranks = [opts.node_rank] if opts.node_rank is not None else list(range(opts.nodes))
+    return [torchrun_argv(opts, out, str(r), rdzv, rdzv_id(out)) for r in ranks]
+
+
+def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
+    """A batch script: one task per node, each running torchrun, then the ingest on node 0.
+
+    The node rank is ``$SLURM_NODEID``; the rendezvous endpoint is the first host of
+    ``$SLURM_JOB_NODELIST`` (port 29500) unless ``--rdzv-endpoint`` is given. GPUs are
+    requested with ``--gpus-per-node`` when this host has GPUs (``gpus_on_nodes``); pass
+    anything else (partition, account, time, GPUs from a login node) as ``sbatch_args``.
+    """
+    validate(opts)
+    out = resolved_out(opts)
+    if gpus_on_nodes is None:
+        gpus_on_nodes = bool(Machine.detect().gpu_names)
+    rdzv = opts.rdzv_endpoint or f"$head:{DEFAULT_PORT}"
+    inner = torchrun_argv(opts, out, "$SLURM_NODEID", "$COLLECTOR_RDZV", "$SLURM_JOB_ID")
+    inner_text = " ".join(
+        f'"{a}"' if "$" in a else shlex.quote(a) for a in inner
+    )  # "$VAR" expands in each task's shell
+    lines = [
+        "#!/bin/bash",
+        "#SBATCH --job-name=collector",
+        f"#SBATCH --nodes={opts.nodes}",
+        "#SBATCH --ntasks-per-node=1",
+        "#SBATCH --exclusive",
+        f"#SBATCH --chdir={Path.cwd()}",
+        f"#SBATCH --output={out / 'slurm' / 'slurm-%j.out'}",
+    ]
+    if gpus_on_nodes:
+        lines.append(f"#SBATCH --gpus-per-node={opts.gpus[0]}")
+    lines += [f"#SBATCH {a}" for a in opts.sbatch_args]
+    lines += [
+        "# The output folder must be on a filesystem every node mounts at the same path.",
+        "set -euo pipefail",
+        'head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
+        f"export COLLECTOR_RDZV={rdzv}",
+        f"srun --nodes={opts.nodes} --ntasks-per-node=1 --kill-on-bad-exit=1 "
+        f"bash -c {shlex.quote('exec ' + inner_text)}",
+    ]
+    if opts.ingest:
+        ingest = [sys.executable, "-m", "collector.cli", "ingest", str(out)]
+        if opts.store is not None:
+            ingest += ["--store", str(opts.store.resolve())]
+        lines.append(shlex.join(ingest))
+    return "\n".join(lines) + "\n"
+
+
+def _ingest(out: Path, store: Path | None, console: Console) -> None:
+    from collector.run.runner import ingest_results
+
+    ingest_results(out, store, console)
+
+
+def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
+    """Print (dry run) or run the torchrun commands; node rank 0 ingests when all succeeded.
+
+    With ``--node-rank`` only that node's command runs here (run the others on their nodes).
+    Without it, a one-node job runs here, and so does a multi-node job whose rendezvous is a
+    loopback address (all "nodes" on this host); other multi-node jobs need ``--node-rank``.
+    """
+    cmds = torchrun_commands(opts)
+    out = resolved_out(opts)
+    result = LaunchResult(out=out, commands=[shlex.join(c) for c in cmds])
+    if opts.dry_run:
+        return result
+    host = endpoint(opts).rpartition(":")[0]
+    if opts.node_rank is None and opts.nodes > 1 and not _loopback(host):
+        raise RunError(
+            "a multi-node torchrun job starts on each node: run with --node-rank K there "
+            "(--dry-run prints every node's command)"
+        )
+    if opts.node_rank in (None, 0):
+        plan_runs(opts, Machine.detect())  # fail early on bad options, before any node starts
+    procs = [subprocess.Popen(c) for c in cmds]
+    try:
+        codes = [p.wait() for p in procs]
+    except KeyboardInterrupt:
+        codes = [p.wait() for p in procs]  # torchrun forwards the interrupt to its workers
+    result.returncode = next((c for c in codes if c), 0)
+    if result.returncode == 0 and opts.node_rank in (None, 0) and opts.ingest:
+        _ingest(out, opts.store, console)
+    return result
+
+
+def launch_slurm(opts: Options, console: Console) -> LaunchResult:
+    """Write the batch script under ``<out>/slurm/``; submit it with sbatch unless dry run."""
+    script = sbatch_script(opts)
+    out = resolved_out(opts)
+    result = LaunchResult(out=out, script=script)
+    if opts.dry_run:
+        return result
+    path = out / "slurm" / "collector.sbatch"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script)
+    os.chmod(path, 0o755)
+    result.script_path = path
+    sbatch = shutil.which("sbatch")
+    if sbatch is None:
+        console.print(f"sbatch not found: submit {path} from a Slurm login node")
+        return result
+    done = subprocess.run([sbatch, "--parsable", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RunError(f"sbatch failed: {done.stderr.strip() or done.stdout.strip()}")
+    result.job_id = done.stdout.strip().split(";")[0]
+    return result
+
+
+def launch(opts: Options, console: Console | None = None) -> LaunchResult:
+    """Run ``opts`` through its launcher (``torchrun`` or ``slurm``)."""
+    console = console or Console()
+    if opts.launcher == "torchrun":
+        return launch_torchrun(opts, console)
+    if opts.launcher == "slurm":
+        return launch_slurm(opts, console)
+    raise RunError(f"launcher {opts.launcher!r} is not a multi-node launcher")

@@ -1,0 +1,174 @@
+"""One process of a multi-node job, started by torchrun: ``python -m collector.run.node ...``.
+
+torchrun (or Slurm through torchrun) starts ``--nproc-per-node`` copies of this module on each
+node and sets ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and
+``MASTER_PORT``. Every process joins one process group (NCCL on GPUs, gloo on CPU), plans the
+same runs and trains each of them as one data-parallel rank. Global rank 0 writes the MLPerf
+logs, telemetry and the system description (with every node's facts, gathered over the group)
+under ``--out``: on a cluster that folder must be on a filesystem shared by the nodes, or the
+results stay on whichever node rank 0 ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from collector.errors import RunError
+from collector.run import engine
+from collector.run.ceilings import ensure_ceilings
+from collector.run.plan import Machine, Options, plan_runs, run_finished
+from collector.run.signals import raise_on_sigterm
+from collector.run.spec import RunSpec
+from collector.run.sysinfo import NCCL_ENV, describe_system, node_facts
+from collector.run.telemetry import Telemetry
+
+
+def parser() -> argparse.ArgumentParser:
+    """The node options: the subset of ``collector run`` a node needs (``--out`` required)."""
+    p = argparse.ArgumentParser(prog="python -m collector.run.node", description=__doc__)
+    p.add_argument("--suite", default="v0.5")
+    p.add_argument("--benchmarks", default=None, help="comma-separated subset")
+    p.add_argument("--scale", default="auto")
+    p.add_argument("--nodes", type=int, required=True)
+    p.add_argument("--gpus-per-node", type=int, required=True, help="processes on CPU")
+    p.add_argument("--precision", default=None, help="comma-separated precisions")
+    p.add_argument("--interconnect", default="default")
+    p.add_argument("--repeats", type=int, default=None)
+    p.add_argument("--data-root", type=Path, default=None)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--no-ceilings", action="store_true")
+    return p
+
+
+def _split(text: str | None) -> list[str] | None:
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    return items or None
+
+
+def options(argv: list[str] | None = None) -> Options:
+    """Parse node arguments into :class:`Options` (one interconnect: NCCL reads it at start)."""
+    a = parser().parse_args(argv)
+    interconnects = _split(a.interconnect) or ["default"]
+    if len(interconnects) != 1:
+        raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
+    return Options(
+        suite=a.suite,
+        benchmarks=_split(a.benchmarks),
+        scale=a.scale,
+        gpus=[a.gpus_per_node],
+        precisions=_split(a.precision),
+        interconnects=interconnects,
+        repeats=a.repeats,
+        data_root=a.data_root,
+        out=a.out.resolve(),
+        resume=a.resume,
+        ingest=False,
+        ceilings=not a.no_ceilings,
+        nodes=a.nodes,
+        launcher="torchrun",
+    )
+
+
+def _env_int(name: str) -> int:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError) as exc:
+        raise RunError(f"{name} is not set: start this module through torchrun") from exc
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def _capture(specs: list[RunSpec], out: Path, nodes: list[dict[str, Any]], ceilings: bool) -> None:
+    """Rank 0: each configuration's description (all nodes) and, if asked, its ceilings."""
+    for config in dict.fromkeys(s.config for s in specs):
+        s = next(x for x in specs if x.config == config)
+        desc = describe_system(s.config, s.org, s.workers, s.precision, s.interconnect, nodes)
+        _write_json(out / "systems" / f"{config}.json", desc)
+        if ceilings:
+            ensure_ceilings(out / "systems" / f"{config}.ceilings.json", s.accelerators)
+
+
+def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
+    """Join the torchrun job, run every planned spec as one rank; returns (spec, status)."""
+    rank, world = _env_int("RANK"), _env_int("WORLD_SIZE")
+    local_rank, local_world = _env_int("LOCAL_RANK"), _env_int("LOCAL_WORLD_SIZE")
+    per_node = opts.gpus[0]
+    if world != opts.nodes * per_node or local_world != per_node:
+        raise RunError(
+            f"torchrun started {world} process(es), {local_world} per node; the job asks for "
+            f"{opts.nodes} node(s) x {per_node}"
+        )
+    machine = Machine.detect()
+    cuda = bool(machine.gpu_names)
+    os.environ.update(NCCL_ENV[opts.interconnects[0]] if cuda else {})
+    if cuda:
+        torch.cuda.set_device(local_rank)
+    device = torch.device("cuda", local_rank) if cuda else torch.device("cpu")
+    dist.init_process_group("nccl" if cuda else "gloo")
+    results: list[tuple[RunSpec, str]] = []
+    try:
+        facts = node_facts(per_node) if local_rank == 0 else None
+        gathered: list[Any] = [None] * world
+        dist.all_gather_object(gathered, facts)
+        nodes = [f for f in gathered if f]
+        # Every rank plans with the first node's host name, so config names and paths agree.
+        machine = dataclasses.replace(machine, host=nodes[0]["host"])
+        specs = plan_runs(opts, machine)
+        out = opts.out or Path.cwd()
+        if rank == 0:
+            _capture(specs, out, nodes, opts.ceilings)
+        for k, spec in enumerate(specs, 1):
+            done = [run_finished(spec.log_path) if opts.resume and rank == 0 else None]
+            dist.broadcast_object_list(done, 0)
+            if done[0]:
+                results.append((spec, f"skipped-{done[0]}"))
+                continue
+            t0 = time.perf_counter()
+            if rank == 0:
+                with Telemetry(spec.telemetry_path, list(range(spec.accelerators))):
+                    status = engine.train(spec, rank, world, device)
+                print(
+                    f"[{k}/{len(specs)}] {spec.config} {spec.benchmark} run {spec.repeat}: "
+                    f"{status} ({time.perf_counter() - t0:.1f} s)",
+                    flush=True,
+                )
+            else:
+                status = engine.train(spec, rank, world, device)
+            results.append((spec, status))
+        dist.barrier()
+    finally:
+        with contextlib.suppress(Exception):
+            dist.destroy_process_group()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; exit status 0 when every run ended (success or failed), else 1."""
+    raise_on_sigterm()
+    try:
+        results = run_node(options(argv))
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 1 if any(status == "aborted" for _, status in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
