@@ -52,6 +52,7 @@ class IngestReport:
     runs_added: int = 0
     runs_unchanged: int = 0
     systems: int = 0
+    published_rows: int = 0  # rows of transcribed studies loaded (they replace earlier ones)
     issues: list[IssueRow] = field(default_factory=list)
     snapshot: str | None = None
 
@@ -88,11 +89,13 @@ def ingest(
     store_path = stores.resolve(store)
     paths = [Path(p) for p in paths]
     published = [p for p in paths if is_published_folder(p)]
+    published_rows = 0
     for folder in published:
         ingest_published(folder, store_path)
+        published_rows += stores.read(store_path, ("published",))["published"].num_rows
     entries = find_logs([p for p in paths if p not in published])
     snap = stores.read(store_path)
-    report = IngestReport(store=store_path, files=len(entries))
+    report = IngestReport(store=store_path, files=len(entries), published_rows=published_rows)
     known = frozenset(snap["runs"].column("log_sha256").to_pylist())
     parsed = _parse_all(entries, known, source, workers)
     seen: set[str] = set()

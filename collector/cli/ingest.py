@@ -43,8 +43,11 @@ def summary_line(report: IngestReport) -> str:
     """The one-line result of an ingest."""
     errors = sum(1 for i in report.issues if i.severity == "error")
     warnings = len(report.issues) - errors
+    published = (
+        f"{report.published_rows} published study rows loaded; " if report.published_rows else ""
+    )
     return (
-        f"ingested {report.files} files ({report.bytes / 1e6:.1f} MB): "
+        f"{published}ingested {report.files} files ({report.bytes / 1e6:.1f} MB): "
         f"{report.runs_added} runs added, {report.runs_unchanged} unchanged, "
         f"{report.systems} systems, {errors} errors, {warnings} warnings -> {report.store}"
     )

@@ -134,3 +134,18 @@ def test_check_prints_verdicts(monkeypatch, capsys, tmp_path):
         "PASS v05_resnet.txt [collector mlperf-v0.5]\n"
         "checked 2 logs: 1 pass, 1 fail\n"
     )
+
+
+def test_ingest_of_published_studies_says_how_many_rows(monkeypatch, capsys, tmp_path):
+    from collector.published import load_published
+    from tests.conftest import REPO
+
+    folder = REPO / "runs" / "published"
+    store = tmp_path / "store"
+    code, out, err = cli(monkeypatch, capsys, "ingest", folder, "--store", store)
+    rows = load_published(folder).num_rows
+    assert (code, err) == (0, "")
+    assert out == (
+        f"{rows} published study rows loaded; ingested 0 files (0.0 MB): 0 runs added, "
+        f"0 unchanged, 0 systems, 0 errors, 0 warnings -> {store}\n"
+    )
