@@ -7,7 +7,7 @@ import hashlib
 import io
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -72,16 +72,12 @@ def check_log(entry: LogEntry) -> Verdict:
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
     ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
-    if ruleset is not None and summary.local is not None:
-        from collector.run.compliance import RULESET, check_log  # local division's own rules
-
-        report = check_log(entry.path)
-        first = report.failures[0].strip().splitlines()[0] if report.failures else None
-        name = f"mlperf-logging training {RULESET} + collector local rules"
-        return Verdict(run_id, entry.rel_path, name, "fail" if first else "pass", first)
     if ruleset is not None:
-        failure = _mlperf_logging(entry.path, ruleset, summary.submission.get("division"))
+        report = mlperf_check(entry.path, ruleset)
+        failure = report.failures[0].strip().splitlines()[0] if report.failures else None
         name = f"mlperf-logging training {ruleset}"
+        if summary.local is not None:
+            name += " + collector local rules"
     else:
         failure = _own_rules(events)
         name = f"collector {events.fmt.name}"
@@ -107,26 +103,64 @@ def _ruleset_benchmarks(ruleset: str) -> frozenset[str]:
     return frozenset(n for n in names if n != "common")
 
 
-def _mlperf_logging(path: Path, ruleset: str, division: str | None) -> str | None:
-    from mlperf_logging.compliance_checker import mlp_compliance
+LOCAL_RULES = Path(__file__).resolve().parent / "run" / "local_common.yaml"
 
+
+@dataclass
+class ComplianceReport:
+    """The mlperf-logging checker's verdict on one log."""
+
+    path: Path
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the checker reported no failure."""
+        return not self.failures
+
+
+def mlperf_check(path: Path, ruleset: str) -> ComplianceReport:
+    """Run mlperf-logging's training rules of `ruleset` on one log, quietly.
+
+    The checker loads a follow-up rule file chosen by the log's division; for collector's
+    `local` division that file is `collector/run/local_common.yaml` (see its header), which
+    re-checks the values local runs log differently and adds the collector keys.
+    """
+    from mlperf_logging.compliance_checker import mlp_compliance, mlp_parser
+
+    report = ComplianceReport(path)
     checker = mlp_compliance.make_checker("training", ruleset, True, False)
-    config = f"training_{ruleset}/common.yaml"
-    sink = io.StringIO()
+    rules_dir = Path(mlp_compliance.__file__).parent
+    queue = mlp_compliance.enqueued_configs
+    queue.clear()
     previous = logging.root.level
-    logging.root.setLevel(logging.CRITICAL)
+    logging.root.setLevel(logging.CRITICAL)  # the checker logs progress at INFO
+    sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            ok = checker.check_file(os.fspath(path), config)
+            loglines, errors = mlp_parser.parse_file(os.fspath(path), ruleset=ruleset)
+            report.failures += [f"parse error: {err} in {line!r}" for line, err in errors]
+            if not loglines:
+                report.failures.append("no log lines")
+                return report
+            queue.append(f"training_{ruleset}/common.yaml")
+            while queue:
+                config = queue.pop(0)
+                if config.startswith(f"training_{ruleset}/local_"):
+                    config = str(LOCAL_RULES)
+                checker.configured_checks(loglines, str(rules_dir / config))
     except Exception as exc:  # the checker raises its own errors and plain ones alike
-        return f"checker stopped: {str(exc).strip().splitlines()[0] if str(exc) else exc!r}"
+        text = str(exc).strip()
+        report.failures.append(f"checker stopped: {text.splitlines()[0] if text else repr(exc)}")
+        return report
     finally:
         logging.root.setLevel(previous)
-        mlp_compliance.enqueued_configs.clear()
-    if ok:
-        return None
-    messages = [*checker.not_overwritable, *checker.overwritable.values()]
-    return str(messages[0]).strip().splitlines()[0] if messages else "failed"
+        queue.clear()
+    report.failures += list(checker.overwritable.values())
+    report.failures += checker.not_overwritable
+    report.warnings += list(checker.warnings.values())
+    return report
 
 
 def _own_rules(events: Any) -> str | None:

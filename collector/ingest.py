@@ -88,14 +88,13 @@ def ingest(
     """
     store_path = stores.resolve(store)
     paths = [Path(p) for p in paths]
-    published = [p for p in paths if is_published_folder(p)]
-    published_rows = 0
-    for folder in published:
-        ingest_published(folder, store_path)
-        published_rows += stores.read(store_path, ("published",))["published"].num_rows
-    entries = find_logs([p for p in paths if p not in published])
+    folders = [p for p in paths if is_published_folder(p)]
+    published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
+    entries = find_logs([p for p in paths if p not in folders])
     snap = stores.read(store_path)
-    report = IngestReport(store=store_path, files=len(entries), published_rows=published_rows)
+    report = IngestReport(store=store_path, files=len(entries))
+    if published is not None:
+        report.published_rows = published.num_rows
     known = frozenset(snap["runs"].column("log_sha256").to_pylist())
     parsed = _parse_all(entries, known, source, workers)
     seen: set[str] = set()
@@ -129,11 +128,12 @@ def ingest(
         "systems": load("systems").table_from_rows(list(systems.values())),
         "ingest_issues": load("ingest_issues").table_from_rows([vars(i) for i in report.issues]),
     }
-    if not runs and not report.issues:
+    if not runs and not report.issues and published is None:
         return report
     merged = {name: merge(name, snap.tables[name], table) for name, table in new.items()}
     merged["compliance"] = snap.tables["compliance"]
-    merged["published"] = snap.tables["published"]
+    # the transcribed studies given replace the stored ones whole
+    merged["published"] = published if published is not None else snap.tables["published"]
     report.snapshot = stores.write(store_path, stores.Snapshot(merged))
     return report
 
@@ -375,14 +375,3 @@ def _events_table(parts: list[pa.Table | None]) -> pa.Table:
     if not tables:
         return load("events").empty()
     return pa.concat_tables(tables)
-
-
-# --- published results (runs/published/*.csv) -------------------------------------------------
-
-
-def ingest_published(folder: str | Path, store: str | Path | None = None) -> str:
-    """Replace the store's `published` table with the CSVs in `folder`; returns the snapshot."""
-    store_path = stores.resolve(store)
-    snap = stores.read(store_path)
-    snap.tables["published"] = load_published(folder)
-    return stores.write(store_path, stores.Snapshot(snap.tables))

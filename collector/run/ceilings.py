@@ -8,8 +8,6 @@ convention), with peer-to-peer on and then off (``NCCL_P2P_DISABLE=1``).
 from __future__ import annotations
 
 import json
-import os
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+
+from collector.run.procs import free_port, scoped_env
 
 
 def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
@@ -36,12 +36,6 @@ def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: flo
         dt = time.perf_counter() - t0
         if dt >= seconds:
             return 2 * n**3 * iters / dt / 1e12
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, out: Any) -> None:
@@ -68,23 +62,15 @@ def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int =
     env = {"NCCL_NVLS_ENABLE": "0"}
     if not p2p:
         env["NCCL_P2P_DISABLE"] = "1"
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with scoped_env(env):
         q = mp.get_context("spawn").SimpleQueue()
         mp.start_processes(
             _allreduce_worker,
-            args=(world, _free_port(), size, iters, q),
+            args=(world, free_port(), size, iters, q),
             nprocs=world,
             start_method="spawn",
         )
         return float(q.get())
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def measure_ceilings(gpus: int, quick: bool = False) -> dict[str, Any]:

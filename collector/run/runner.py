@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import socket
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from collector.run import engine
 from collector.run.ceilings import ensure_ceilings
 from collector.run.plan import Machine, Options, default_out, describe, plan_runs, run_finished
+from collector.run.procs import free_port, scoped_env
 from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.sysinfo import describe_system
@@ -44,17 +42,11 @@ class SuiteResult:
     interrupted: bool = False
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _spawn(spec: RunSpec) -> str:
     """Run ``spec`` on ``spec.workers`` spawned processes; terminate them on interrupt."""
     ctx = mp.start_processes(
         engine.worker,
-        args=(spec, spec.workers, _free_port()),
+        args=(spec, spec.workers, free_port()),
         nprocs=spec.workers,
         join=False,
         start_method="spawn",
@@ -70,21 +62,6 @@ def _spawn(spec: RunSpec) -> str:
             p.join(timeout=30)
         raise
     return run_finished(spec.log_path) or "aborted"
-
-
-@contextlib.contextmanager
-def scoped_env(env: dict[str, str]) -> Iterator[None]:
-    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def execute(spec: RunSpec, progress: engine.Progress | None = None) -> str:

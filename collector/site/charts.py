@@ -81,19 +81,10 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
         alt.Tooltip("slowest_minutes:Q", title="slowest run", format=".4~g"),
         alt.Tooltip("runs_used:Q", title="runs averaged"),
     ]
-    bars = base.mark_rule().encode(
-        y=y,
-        x=alt.X("fastest_minutes_plot:Q", axis=_axis(x_title, param)),
-        x2="slowest_minutes_plot:Q",
-        tooltip=tooltip,
+    layers = _dot_and_range(
+        base, y, ("minutes", "fastest_minutes", "slowest_minutes"), x_title, param, tooltip
     )
-    dots = base.mark_point(filled=True, size=60).encode(
-        y=y,
-        x=alt.X("minutes_plot:Q", axis=_axis(x_title, param)),
-        color=alt.Color("kind:N", title="evidence"),
-        tooltip=tooltip,
-    )
-    return _finish(alt.layer(bars, dots), title, description, param)
+    return _finish(layers, title, description, param)
 
 
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
@@ -170,16 +161,30 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
         alt.Tooltip("high:Q", title="interval high", format=".4~g"),
         alt.Tooltip("detail:N", title="source"),
     ]
+    layers = _dot_and_range(base, y, ("value", "low", "high"), measure, param, tooltip)
+    return _finish(layers, title, description, param)
+
+
+def _dot_and_range(
+    base: alt.Chart,
+    y: alt.Y,
+    fields: tuple[str, str, str],
+    x_title: str,
+    param: str | None,
+    tooltip: list[alt.Tooltip],
+) -> alt.LayerChart:
+    """A range bar (low to high) under a dot (the value), coloured by kind of evidence."""
+    value, low, high = fields
     rule = base.mark_rule().encode(
         y=y,
-        x=alt.X("low_plot:Q", axis=_axis(measure, param)),
-        x2="high_plot:Q",
+        x=alt.X(f"{low}_plot:Q", axis=_axis(x_title, param)),
+        x2=f"{high}_plot:Q",
         tooltip=tooltip,
     )
     dots = base.mark_point(filled=True, size=60).encode(
         y=y,
-        x=alt.X("value_plot:Q", axis=_axis(measure, param)),
+        x=alt.X(f"{value}_plot:Q", axis=_axis(x_title, param)),
         color=alt.Color("kind:N", title="evidence"),
         tooltip=tooltip,
     )
-    return _finish(alt.layer(rule, dots), title, description, param)
+    return alt.layer(rule, dots)

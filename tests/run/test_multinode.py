@@ -4,7 +4,6 @@ two-node torchrun job on this host (gloo over loopback) whose results ingest wit
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,15 +17,10 @@ from collector.cli import _register, app
 from collector.errors import RunError
 from collector.run.launch import sbatch_script, torchrun_commands
 from collector.run.plan import Options, plan_runs
+from collector.run.procs import free_port
 from collector.run.sysinfo import describe_system, fabric
 
 _register()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _opts(tmp_path: Path, **kw) -> Options:
@@ -131,7 +125,7 @@ def test_two_node_torchrun_job_trains_and_ingests_with_two_nodes(tmp_path):
     base = [sys.executable, "-m", "collector.cli", "run", "--launcher", "torchrun"]
     base += ["--nodes", "2", "--gpus-per-node", "1", "--benchmarks", "ncf", "--scale", "tiny"]
     base += ["--repeats", "1", "--no-ceilings", "--out", str(out), "--store", str(store)]
-    base += ["--rdzv-endpoint", f"127.0.0.1:{_free_port()}"]
+    base += ["--rdzv-endpoint", f"127.0.0.1:{free_port()}"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     procs = [
         subprocess.Popen(

@@ -11,7 +11,7 @@ from collector.site.model import Finding, HomePage
 from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import benchmark_page, interval, num, rel
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import observations
+from collector.site.pages.observations import Observation, observations
 from collector.site.pages.rounds import round_gains
 
 
@@ -93,8 +93,9 @@ def page(data: SiteData) -> HomePage:
     )
 
 
-def _baseline(o: object) -> int:
-    return int(o.row.get("baseline_accelerators") or 1)  # type: ignore[attr-defined]
+def _baseline(o: Observation) -> int:
+    """The accelerator count a scaling observation is measured against."""
+    return int(o.row.get("baseline_accelerators") or 1)
 
 
 _HOW = {
