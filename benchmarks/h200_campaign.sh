@@ -75,5 +75,28 @@ case $phase in
       run 0,1,2,3 resnet,ssd,ncf,gnmt,transformer,minigo,maskrcnn "$g" fp32 "$ic" --no-ceilings
     done; done
     ;;
+  resnet512)  # ResNet-50 small at 512 images per GPU, bf16, each configuration alone
+    rm -rf "$out"/results/*/resnet
+    run 0 resnet 1 bf16 default --no-ceilings
+    run 0,1,2,3 resnet 2,4 bf16 default --no-ceilings
+    run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
+    ;;
+  finish)  # ResNet-50 on 2 GPUs without p2p, then four benchmarks on 2 GPUs (two jobs side by side)
+    run 0,1,2,3 resnet 2 bf16 no-p2p --no-ceilings
+    ( run 0,1 ncf,minigo,ssd,gnmt 2 bf16 default --no-ceilings ) &
+    ( run 2,3 ncf,minigo,ssd,gnmt 2 bf16 no-p2p --no-ceilings ) &
+    wait
+    ;;
+  two-gpu)  # the rest at 2 GPUs, bf16 (two jobs side by side), with single-GPU fp32 beside them
+    ( run 0 resnet 1 fp32 default --no-ceilings --repeats 2 ) &
+    ( run 1 transformer 1 fp32 default --no-ceilings ) &
+    ( run 2,3 ssd,minigo,gnmt,ncf,transformer,maskrcnn 2 bf16 default --no-ceilings ) &
+    wait
+    run 0,1,2,3 transformer,maskrcnn 4 bf16 default --no-ceilings
+    run 0,1,2,3 transformer,maskrcnn 4 bf16 no-p2p --no-ceilings
+    ( run 0,1 ssd,minigo,gnmt,ncf 2 bf16 no-p2p --no-ceilings ) &
+    ( run 2,3 transformer,maskrcnn 2 bf16 no-p2p --no-ceilings ) &
+    wait
+    ;;
   *) echo "unknown phase $phase"; exit 2 ;;
 esac

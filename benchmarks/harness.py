@@ -114,6 +114,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=None, help="training images per epoch")
     ap.add_argument("--image-size", type=int, default=224, help="input side on a GPU (ImageNet)")
     ap.add_argument("--classes", type=int, default=1000, help="classes on a GPU (ImageNet)")
+    ap.add_argument("--batch", type=int, default=256, help="images per step on a GPU")
     args = ap.parse_args()
     cuda = torch.cuda.is_available() and not args.smoke
     device = torch.device("cuda", 0) if cuda else torch.device("cpu")
@@ -124,6 +125,7 @@ def main() -> None:
     if not args.smoke:  # the real ResNet-50 training shape, not the proxy's smaller images
         params["image_size"] = args.image_size
         params["num_classes"] = args.classes
+        params["batch_size"] = args.batch
     params["eval_samples"] = 256
     params["train_samples"] = args.samples or (1024 if args.smoke else 32768)
     params["compile"] = args.compile

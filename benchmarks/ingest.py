@@ -1,9 +1,9 @@
 """End-to-end ingest throughput on the shared MLPerf corpus, against mlperf-logging.
 
 Measures, in one process and one run:
-  * collector: `ingest()` of the v0.5 + v0.7 trees into a fresh store (read, hash, parse,
-    summarise, write Parquet), median of --repeats runs, after one warm-up ingest of a
-    small file so that imports are not timed;
+  * collector: `ingest()` of the v0.5 + v0.7 trees into a fresh store each time (read,
+    hash, parse, summarise, write Parquet), median of --repeats runs, after one warm-up
+    ingest of a small file so that imports are not timed;
   * collector on the v0.7 files alone, for a like-for-like ratio;
   * mlperf-logging: `mlp_parser.parse_file(path, ruleset="0.7.0")` on the v0.7 files (it
     cannot read v0.5), parse only, same repeats.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import statistics
 import tempfile
 import time
@@ -51,12 +52,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         ingest([v07_logs[0]], store=Path(tmp) / "warm")  # imports, lazy modules
+        stores = (Path(tmp) / f"s{n}" for n in itertools.count())  # a fresh store every time
 
         def ours(paths: list[Path]):
-            counter = iter(range(10**6))
-            return lambda: ingest(
-                paths, store=Path(tmp) / f"s{next(counter)}", workers=args.workers
-            )
+            return lambda: ingest(paths, store=next(stores), workers=args.workers)
 
         corpus_bytes = _size([v05, v07])
         v07_bytes = _size([v07])

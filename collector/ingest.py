@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from collector import store as stores
 from collector.logs.scan import Events, Issue, scan
 from collector.logs.summary import RunSummary, summarize
+from collector.parallel import map_batches, split_by_size, usable_cpus
 from collector.published import is_published_folder, load_published
 from collector.store.schemas import load
 from collector.store.snapshot import merge
@@ -23,7 +26,7 @@ from collector.systems import classify_interconnect, read_description, system_ro
 from collector.trees import LogEntry, find_logs
 
 SOURCES = ("official", "local", "published")
-PARALLEL_MIN_BYTES = 8 << 20  # below this, worker start-up costs more than it saves
+PARALLEL_MIN_BYTES = 16 << 20  # below this, worker start-up costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,24 @@ class IngestReport:
 @dataclass
 class _Parsed:
     run: dict[str, Any] | None = None
-    events: pa.Table | None = None
+    events: Events | None = None  # until the batch table holds them
     evals: list[dict[str, Any]] = field(default_factory=list)
     issues: list[IssueRow] = field(default_factory=list)
     system: dict[str, Any] | None = None
     digest: str | None = None
     size: int = 0
     unchanged: bool = False
+    event_rows: int = 0  # rows in the batch tables, once they hold them
+    eval_rows: int = 0
+
+
+@dataclass
+class _Batch:
+    """The parsed logs of consecutive entries, their events and evals in one table each."""
+
+    items: list[_Parsed]
+    events: pa.Table
+    evals: pa.Table
 
 
 def ingest(
@@ -84,7 +98,9 @@ def ingest(
     """Read every log under `paths` into the store; files already stored are skipped.
 
     Problems never stop the ingest: each becomes an ingest_issues row (and a call to
-    `on_issue`); the report's `failed` says whether any was an error.
+    `on_issue`); the report's `failed` says whether any was an error. `workers` is the
+    number of processes that parse, this one included (default: the usable CPUs, at most
+    8); batches under PARALLEL_MIN_BYTES are parsed here alone.
     """
     store_path = stores.resolve(store)
     paths = [Path(p) for p in paths]
@@ -96,26 +112,31 @@ def ingest(
     if published is not None:
         report.published_rows = published.num_rows
     known = frozenset(snap["runs"].column("log_sha256").to_pylist())
-    parsed = _parse_all(entries, known, source, workers)
+    batches = _parse_all(entries, known, source, workers)
     seen: set[str] = set()
     systems: dict[str, dict[str, Any]] = {}
-    runs, evals, event_parts = [], [], []
-    for item in parsed:
-        report.bytes += item.size
-        for issue in item.issues:
-            _emit(report, on_issue, issue)
-        if item.unchanged or (item.digest in seen):
-            report.runs_unchanged += 1
-            continue
-        if item.digest:
-            seen.add(item.digest)
-        if item.run is None:
-            continue
-        runs.append(item.run)
-        evals.extend(item.evals)
-        event_parts.append(item.events)
-        if item.system and item.system["system_id"] not in systems:
-            systems[item.system["system_id"]] = item.system
+    runs: list[dict[str, Any]] = []
+    events: list[tuple[pa.Table, int, int]] = []
+    evals: list[tuple[pa.Table, int, int]] = []
+    for batch in batches:
+        event_at = eval_at = 0
+        for item in batch.items:
+            event_at, eval_at = event_at + item.event_rows, eval_at + item.eval_rows
+            report.bytes += item.size
+            for issue in item.issues:
+                _emit(report, on_issue, issue)
+            if item.unchanged or (item.digest in seen):
+                report.runs_unchanged += 1
+                continue
+            if item.digest:
+                seen.add(item.digest)
+            if item.run is None:
+                continue
+            runs.append(item.run)
+            events.append((batch.events, event_at - item.event_rows, item.event_rows))
+            evals.append((batch.evals, eval_at - item.eval_rows, item.eval_rows))
+            if item.system and item.system["system_id"] not in systems:
+                systems[item.system["system_id"]] = item.system
     for system in systems.values():
         for issue in system.pop("_issues", []):
             _emit(report, on_issue, issue)
@@ -123,8 +144,8 @@ def ingest(
     report.systems = len(systems)
     new = {
         "runs": load("runs").table_from_rows(runs),
-        "evals": load("evals").table_from_rows(evals),
-        "events": _events_table(event_parts),
+        "evals": _gather("evals", evals),
+        "events": _gather("events", events),
         "systems": load("systems").table_from_rows(list(systems.values())),
         "ingest_issues": load("ingest_issues").table_from_rows([vars(i) for i in report.issues]),
     }
@@ -148,28 +169,58 @@ def _emit(
 
 def _parse_all(
     entries: list[LogEntry], known: frozenset[str], source: str | None, workers: int | None
-) -> list[_Parsed]:
-    """Read, hash and parse every log, in worker processes when the batch is large."""
-    total = sum(_size(e.path) for e in entries)
-    count = workers if workers is not None else min(os.cpu_count() or 1, 8)
-    if count <= 1 or total < PARALLEL_MIN_BYTES or len(entries) < 2:
-        return [read_and_parse(e, known, source) for e in entries]
-    with ProcessPoolExecutor(
-        max_workers=count, initializer=_init_worker, initargs=(known, source)
-    ) as pool:
-        chunk = max(1, len(entries) // (count * 8))
-        return list(pool.map(_worker, entries, chunksize=chunk))
+) -> list[_Batch]:
+    """Read, hash and parse every log, in worker processes too when the batch is large."""
+    sizes = [_size(e.path) for e in entries]
+    count = workers if workers is not None else min(usable_cpus(), 8)
+    if count <= 1 or sum(sizes) < PARALLEL_MIN_BYTES or len(entries) < 2:
+        return [_parse_batch(entries, known, source)]
+    batches = split_by_size(entries, sizes, count)
+    return map_batches(_parse_batch, batches, (known, source), count)
 
 
-_WORKER: dict[str, Any] = {}
+def _parse_batch(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
+    """Parse consecutive logs; their events and evals are concatenated, in entry order."""
+    items = [_parse_read(entry, _read(entry.path), known, source) for entry in entries]
+    events = _events_table(
+        [(item.run["run_id"], item.events) for item in items if item.run and item.events]
+    )
+    evals = load("evals").table_from_rows([row for item in items for row in item.evals])
+    for item in items:  # the batch tables hold the rows now, in item order
+        item.event_rows = len(item.events) if item.run and item.events else 0
+        item.eval_rows, item.events, item.evals = len(item.evals), None, []
+    return _Batch(items, events, evals)
 
 
-def _init_worker(known: frozenset[str], source: str | None) -> None:
-    _WORKER["known"], _WORKER["source"] = known, source
+def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
+    """The events of the runs given, in order, in one table built column by column."""
+    if not runs:
+        return load("events").empty()
+    counts = np.array([len(events) for _, events in runs], dtype=np.int64)
+    owner = np.repeat(np.arange(len(runs)), counts)
+    starts = np.cumsum(counts) - counts
+    meta = list(chain.from_iterable(events.metadata for _, events in runs))
+    return load("events").table_from_arrays(
+        [
+            pa.array([run_id for run_id, _ in runs], pa.string()).take(owner),
+            pa.array(np.arange(int(counts.sum()), dtype=np.int64) - starts[owner]),
+            pa.array(list(chain.from_iterable(events.lines for _, events in runs)), pa.int64()),
+            pa.array(np.concatenate([np.asarray(events.time_s, np.float64) for _, events in runs])),
+            pa.array(list(chain.from_iterable(events.keys for _, events in runs)), pa.string()),
+            pa.array(list(chain.from_iterable(events.values for _, events in runs)), pa.string()),
+            pa.nulls(len(meta), pa.string())
+            if meta.count(None) == len(meta)
+            else pa.array(meta, pa.string()),
+        ]
+    )
 
 
-def _worker(entry: LogEntry) -> _Parsed:
-    return read_and_parse(entry, _WORKER["known"], _WORKER["source"])
+def _read(path: Path) -> tuple[bytes, str] | OSError:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return exc
+    return data, hashlib.sha256(data).hexdigest()
 
 
 def _size(path: Path) -> int:
@@ -183,14 +234,18 @@ def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> _Parsed:
     """Read one log; skip it if its sha256 is already stored, else parse it."""
-    try:
-        data = entry.path.read_bytes()
-    except OSError as exc:
+    return _parse_read(entry, _read(entry.path), known, source)
+
+
+def _parse_read(
+    entry: LogEntry, read: tuple[bytes, str] | OSError, known: frozenset[str], source: str | None
+) -> _Parsed:
+    if isinstance(read, OSError):
         issue = IssueRow(
-            entry.rel_path, None, "error", "unreadable", f"cannot read: {exc.strerror}"
+            entry.rel_path, None, "error", "unreadable", f"cannot read: {read.strerror}"
         )
         return _Parsed(issues=[issue])
-    digest = hashlib.sha256(data).hexdigest()
+    data, digest = read
     if digest in known:
         return _Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)
@@ -221,17 +276,7 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
         }
         for n, e in enumerate(summary.evals)
     ]
-    columns = {
-        "run_id": [run_id] * len(events),
-        "seq": list(range(len(events))),
-        "line": events.lines,
-        "time_unix_s": events.time_s,
-        "key": events.keys,
-        "value_text": events.values,
-        "metadata_json": events.metadata,
-    }
-    table = load("events").table_from_columns(columns)
-    return _Parsed(run, table, evals, issues, system)
+    return _Parsed(run, events, evals, issues, system)
 
 
 def _issue_row(path: str, digest: str | None, issue: Issue) -> IssueRow:
@@ -260,7 +305,7 @@ def _run_row(
     system = entry.system or sub.get("platform") or entry.path.parent.name
     system_id = f"{round_}/{submitter}/{system}"
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
-    desc_doc, desc_sha, desc_issues, described = _describe(entry.description)
+    desc_json, desc_sha, desc_issues, described = _describe(entry.description)
     system_row_ = {
         "system_id": system_id,
         "source": kind,
@@ -272,7 +317,7 @@ def _run_row(
         "division": described.get("division") or sub.get("division"),
         "description_path": _rel(entry, entry.description),
         "description_sha256": desc_sha,
-        "description_json": _json(desc_doc),
+        "description_json": desc_json,
         "_issues": [
             _issue_row(_rel(entry, entry.description) or entry.rel_path, desc_sha, i)
             for i in desc_issues
@@ -317,8 +362,8 @@ def _run_row(
     return run, system_row_
 
 
-def _describe(path: Path | None) -> tuple[Any, str | None, list[Issue], dict[str, Any]]:
-    """A system description read once per ingest, however many logs share it."""
+def _describe(path: Path | None) -> tuple[str | None, str | None, list[Issue], dict[str, Any]]:
+    """A system description (as JSON text) read once, however many logs share it."""
     if path is None:
         return None, None, [], {}
     try:
@@ -330,9 +375,10 @@ def _describe(path: Path | None) -> tuple[Any, str | None, list[Issue], dict[str
 
 
 @lru_cache(maxsize=4096)
-def _describe_cached(key: tuple[str, int, int]) -> tuple[Any, str | None, list[Issue], dict]:
+def _describe_cached(key: tuple[str, int, int]) -> tuple[str | None, str | None, list[Issue], dict]:
     doc, digest, issues = read_description(Path(key[0]))
-    return doc, digest, issues, system_row(doc)
+    text = json.dumps(doc, sort_keys=True) if doc is not None else None
+    return text, digest, issues, system_row(doc)
 
 
 def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
@@ -355,23 +401,30 @@ def _first_int(*values: Any) -> int | None:
 def _rel(entry: LogEntry, path: Path | None) -> str | None:
     if path is None:
         return None
-    base = entry.path
-    for _ in entry.rel_path.split("/"):
-        base = base.parent
+    parents = entry.path.parents  # the base is as many levels up as rel_path has parts
+    depth = entry.rel_path.count("/") + 1
+    base = parents[min(depth, len(parents)) - 1] if parents else entry.path
+    return _relative(base, os.path.abspath(path), path.name)
+
+
+@lru_cache(maxsize=4096)
+def _relative(base: Path, absolute: str, name: str) -> str:
     try:
-        return Path(os.path.abspath(path)).relative_to(base).as_posix()
+        return Path(absolute).relative_to(base).as_posix()
     except ValueError:
-        return path.name
+        return name
 
 
-def _json(doc: dict[str, Any] | None) -> str | None:
-    import json
-
-    return json.dumps(doc, sort_keys=True) if doc is not None else None
-
-
-def _events_table(parts: list[pa.Table | None]) -> pa.Table:
-    tables = [p for p in parts if p is not None]
-    if not tables:
-        return load("events").empty()
-    return pa.concat_tables(tables)
+def _gather(name: str, slices: list[tuple[pa.Table, int, int]]) -> pa.Table:
+    """One table of the given row ranges, adjacent ranges of one table taken as one."""
+    merged: list[tuple[pa.Table, int, int]] = []
+    for table, start, length in slices:
+        if length == 0:
+            continue
+        if merged and merged[-1][0] is table and sum(merged[-1][1:]) == start:
+            merged[-1] = (table, merged[-1][1], merged[-1][2] + length)
+        else:
+            merged.append((table, start, length))
+    if not merged:
+        return load(name).empty()
+    return pa.concat_tables([table.slice(start, length) for table, start, length in merged])

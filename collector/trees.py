@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from collector.errors import InputError
@@ -39,88 +40,134 @@ class LogEntry:
 
 def find_logs(paths: list[Path]) -> list[LogEntry]:
     """All logs under the given files and folders, sorted by relative path."""
-    entries: dict[Path, LogEntry] = {}
+    entries: dict[str, LogEntry] = {}
+    seen = _Folders()
     for given in paths:
         if not given.exists():
             raise InputError(f"{given}: no such file or folder")
         given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
         base = given.parent
-        files = [given] if given.is_file() else _walk(given)
+        files = [str(given)] if given.is_file() else _walk(given)
         for path in files:
-            entries.setdefault(path, describe(path, base))
+            if path not in entries:
+                entries[path] = describe(path, base, seen)
     return sorted(entries.values(), key=lambda e: e.rel_path)
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path) -> list[str]:
     """Result logs, *.log files, and other *.txt files that carry an MLPerf marker."""
     found = []
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.suffix not in LOG_SUFFIXES:
-            continue
-        if path.name.startswith("result_") or path.suffix == ".log" or _has_marker(path):
+    for path in sorted(_files(str(folder)), key=lambda p: p.split(os.sep)):  # as Path sorts
+        name = os.path.basename(path)
+        if name.startswith("result_") or _suffix(name) == ".log" or _has_marker(path):
             found.append(path)
     return found
 
 
-def _has_marker(path: Path) -> bool:
+def _files(folder: str) -> Iterator[str]:
+    """Files (or links to files) with a log suffix, in folders that are not links."""
+    stack = [folder]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as listing:
+                children = list(listing)
+        except PermissionError:
+            continue
+        for child in children:
+            if _is(child.is_dir) and not child.is_symlink():
+                stack.append(child.path)
+            elif _suffix(child.name) in LOG_SUFFIXES and _is(child.is_file):
+                yield child.path
+
+
+def _is(test: Callable[[], bool]) -> bool:
     try:
-        with path.open("rb") as handle:
+        return test()
+    except OSError:
+        return False
+
+
+def _suffix(name: str) -> str:
+    """The suffix as pathlib defines it (none for a leading or trailing dot)."""
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
+def _has_marker(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
             return b":::ML" in handle.read(1 << 16)
     except OSError:
         return True  # let ingest report the read error
 
 
-def describe(path: Path, base: Path) -> LogEntry:
+class _Folders:
+    """What one walk learns about folders (names, files present), asked once per folder."""
+
+    def __init__(self) -> None:
+        self.exists = lru_cache(maxsize=None)(lambda path: Path(path).exists())
+        self.round_of = lru_cache(maxsize=None)(_round_of)
+        self.reused = lru_cache(maxsize=None)(lambda org: _reused_system_names(Path(org)))
+
+
+def describe(path: str | Path, base: Path, seen: _Folders | None = None) -> LogEntry:
     """What the location of one log says: layout, round, submitter, system, benchmark, run."""
-    resolved = Path(os.path.abspath(path))
-    try:
-        rel = resolved.relative_to(base).as_posix()
-    except ValueError:
-        rel = path.name
-    match = _RUN_INDEX.search(path.stem)
+    seen = seen or _Folders()
+    resolved = os.path.abspath(path)  # string operations: this runs once per log
+    rel = _relative(resolved, str(base)) or os.path.basename(path)
+    name = os.path.basename(resolved)
+    match = _RUN_INDEX.search(name[: -len(_suffix(name))] if _suffix(name) else name)  # stem
     run = int(match.group(1)) if match else 0
-    bench_dir = resolved.parent
-    system_dir = bench_dir.parent
-    results_dir = system_dir.parent
-    round_ = _round_of(resolved)
-    if results_dir.name == "results":
-        container = results_dir.parent
-        entry_json = system_dir / "entry.json"
-        if entry_json.exists() or (container / "submission.json").exists():
-            org_dir = container.parent
-            system = system_dir.name
-            if system in _reused_system_names(org_dir):
-                system = f"{container.name}/{system}"
+    bench_dir = os.path.dirname(resolved)
+    system_dir = os.path.dirname(bench_dir)
+    results_dir = os.path.dirname(system_dir)
+    round_ = seen.round_of(bench_dir)
+    bench, system = os.path.basename(bench_dir), os.path.basename(system_dir)
+    if os.path.basename(results_dir) == "results":
+        container = os.path.dirname(results_dir)
+        entry_json = os.path.join(system_dir, "entry.json")
+        if seen.exists(entry_json) or seen.exists(os.path.join(container, "submission.json")):
+            org_dir = os.path.dirname(container)
+            submission = os.path.basename(container)
+            named = f"{submission}/{system}" if system in seen.reused(org_dir) else system
             return LogEntry(
-                resolved,
+                Path(resolved),
                 rel,
                 "v0.5",
                 round_ or "v0.5",
-                org_dir.name,
-                system,
-                f"{container.name}/{system_dir.name}",
-                bench_dir.name,
+                os.path.basename(org_dir),
+                named,
+                f"{submission}/{system}",
+                bench,
                 run,
-                entry_json if entry_json.exists() else None,
+                Path(entry_json) if seen.exists(entry_json) else None,
             )
-        description = container / "systems" / f"{system_dir.name}.json"
+        description = os.path.join(container, "systems", f"{system}.json")
         return LogEntry(
-            resolved,
+            Path(resolved),
             rel,
             "v0.6+",
             round_,
-            container.name,
-            system_dir.name,
-            system_dir.name,
-            bench_dir.name,
+            os.path.basename(container),
+            system,
+            system,
+            bench,
             run,
-            description if description.exists() else None,
+            Path(description) if seen.exists(description) else None,
         )
-    return LogEntry(resolved, rel, "plain", round_, None, None, None, None, run, None)
+    return LogEntry(Path(resolved), rel, "plain", round_, None, None, None, None, run, None)
 
 
-def _round_of(path: Path) -> str | None:
-    for part in reversed(path.parts[:-1]):
+def _relative(path: str, base: str) -> str | None:
+    """`path` relative to the folder `base`, both absolute and normal; None if not under it."""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+def _round_of(folder: str) -> str | None:
+    """The round named by the nearest folder, from `folder` up, that names one."""
+    for part in reversed(folder.split(os.sep)):
         match = _ROUND.search(part)
         if match:
             return f"v{match.group(1)}"

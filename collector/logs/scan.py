@@ -1,7 +1,7 @@
 """Scan the bytes of one log into events, whatever its format, recording every problem.
 
-The scan is columnar: one regular-expression pass over the whole file, then list and
-numpy operations over the matches, so that large corpora ingest at hundreds of MB/s.
+The scan is columnar: one regular-expression pass over the whole file, then list, numpy
+and Arrow operations over the matches, so that large corpora ingest at hundreds of MB/s.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 
 import numpy as np
+import pyarrow as pa
 
 from collector.logs.formats import FORMATS, LogFormat, detect
 
@@ -34,7 +35,7 @@ class Events:
     """The events of one log, in file order, as parallel columns."""
 
     fmt: LogFormat | None
-    time_s: list[float] = field(default_factory=list)
+    time_s: list[float] | np.ndarray = field(default_factory=list)  # seconds (float64)
     keys: list[str] = field(default_factory=list)
     values: list[str] = field(default_factory=list)  # the value text as logged
     metadata: list[str | None] = field(default_factory=list)  # JSON text (MLLOG)
@@ -85,23 +86,28 @@ def _check_encoding(data: bytes, events: Events) -> str:
 def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None:
     width = len(fmt.fields) + 1
     parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
-    markers = data.count(fmt.marker)
-    if len(parts) // width != markers:  # a marker line the grammar rejects, or another format
-        groups, lines = _collect_loose(data, fmt, events)
+    found = len(parts) // width
+    tagged = data.count(b":::ML")  # the markers of every format
+    # each match starts with one of our markers: if every marker matched, one count suffices
+    markers = found if tagged == found else data.count(fmt.marker)
+    if found != markers:  # a marker line the grammar rejects, or another format
+        columns, lines = _collect_loose(data, fmt, events)
     else:
         counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
-        lines = list(accumulate(counts, initial=1))[1:]
-        groups = list(zip(*(parts[i::width] for i in range(1, width)), strict=True))
-        _drop_long(groups, lines, fmt, events)
-    if not groups:
+        lines = list(accumulate(counts, initial=1))
+        del lines[0]
+        columns = [parts[i::width] for i in range(1, width)]
+        if len(data) > MAX_EVENT_BYTES:  # else no value can be over the limit
+            _drop_long(columns, lines, events)
+    if not lines:
         events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
         return
     if fmt.fields == ("json",):
-        _json_events(groups, lines, fmt, events)
+        _json_events(columns[0], lines, fmt, events)
     else:
-        _text_events(groups, lines, fmt, encoding, events)
+        _text_events(dict(zip(fmt.fields, columns, strict=True)), lines, fmt, encoding, events)
     _check_clock(events)
-    if data.count(b":::ML") == markers:  # every marker in the file is ours
+    if tagged == markers:  # every marker in the file is ours
         return
     others = [
         f.marker.decode()
@@ -114,7 +120,7 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
 
 def _collect_loose(
     data: bytes, fmt: LogFormat, events: Events
-) -> tuple[list[tuple[bytes, ...]], list[int]]:
+) -> tuple[list[list[bytes]], list[int]]:
     """The slow path: every marker, with the lines the grammar rejects reported."""
     matches = list(fmt.loose.finditer(data))
     newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -130,87 +136,100 @@ def _collect_loose(
         drop = set(bad)
         groups = [g for i, g in enumerate(groups) if i not in drop]
         lines = [n for i, n in enumerate(lines) if i not in drop]
-    _drop_long(groups, lines, fmt, events)
-    return groups, lines
+    columns = [[part or b"" for part in column] for column in zip(*groups, strict=True)]
+    columns = columns or [[] for _ in fmt.fields]
+    _drop_long(columns, lines, events)
+    return columns, lines
 
 
-def _drop_long(
-    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, events: Events
-) -> None:
+def _drop_long(columns: list[list[bytes]], lines: list[int], events: Events) -> None:
     """Skip, in place, events whose value (the only unbounded part) is over the limit."""
-    tails = [g[-1] for g in groups]
-    if max(map(len, filter(None, tails)), default=0) <= MAX_EVENT_BYTES:
+    tails = columns[-1]
+    if max(map(len, tails), default=0) <= MAX_EVENT_BYTES:
         return
-    long = [i for i, tail in enumerate(tails) if tail and len(tail) > MAX_EVENT_BYTES]
+    long = [i for i, tail in enumerate(tails) if len(tail) > MAX_EVENT_BYTES]
     for i in long:
         events.warn("line-too-long", f"event of {len(tails[i])} bytes skipped", lines[i])
     for i in reversed(long):
-        del groups[i], lines[i]
+        del lines[i]
+        for column in columns:
+            del column[i]
 
 
 def _text_events(
-    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, encoding: str, events: Events
+    columns: dict[str, list[bytes]],
+    lines: list[int],
+    fmt: LogFormat,
+    encoding: str,
+    events: Events,
 ) -> None:
-    columns = dict(zip(fmt.fields, zip(*groups, strict=True), strict=True))
-    ts, keys = columns["ts"], columns["key"]
-    values = list(map(bytes.strip, map(_or_empty, columns["value"])))
-    if len(set(zip(ts, keys, values, strict=True))) != len(
-        ts
-    ):  # an event printed twice (logger prefixes)
+    ts, keys, values = columns["ts"], columns["key"], list(map(bytes.strip, columns["value"]))
+    benches = columns.get("bench")
+    # distinct timestamps (the usual case) leave nothing to compare
+    if len(set(ts)) != len(ts) and len(set(zip(ts, keys, values, strict=True))) != len(ts):
+        # an event printed twice (logger prefixes): the first counts
         seen: set[tuple[bytes, bytes, bytes]] = set()
-        keep = []
-        for t in zip(ts, keys, values, strict=True):
-            keep.append(t not in seen)
-            seen.add(t)
-        ts, keys, values, lines = (
-            [x for x, k in zip(col, keep, strict=True) if k] for col in (ts, keys, values, lines)
-        )
-        if "bench" in columns:
-            columns["bench"] = [b for b, k in zip(columns["bench"], keep, strict=True) if k]
-    unit = fmt.time_unit_s
-    events.time_s = [float(t) * unit for t in ts] if unit != 1.0 else list(map(float, ts))
+        keep = [not (t in seen or seen.add(t)) for t in zip(ts, keys, values, strict=True)]
+        ts, keys, values, lines = (list(compress(c, keep)) for c in (ts, keys, values, lines))
+        if benches is not None:
+            benches = list(compress(benches, keep))
+    # Arrow parses as float() does (correctly rounded), in C
+    times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy()
+    events.time_s = times * fmt.time_unit_s if fmt.time_unit_s != 1.0 else times
     if encoding == "ascii":  # plain bytes.decode in C, no error handler needed
         events.keys, events.values = list(map(bytes.decode, keys)), list(map(bytes.decode, values))
     else:
-        events.keys = [k.decode(encoding, "replace") for k in keys]
-        events.values = [v.decode(encoding, "replace") for v in values]
+        events.keys = list(map(bytes.decode, keys, repeat(encoding), repeat("replace")))
+        events.values = list(map(bytes.decode, values, repeat(encoding), repeat("replace")))
     events.metadata = [None] * len(events.keys)
-    events.lines = list(lines)
-    if "bench" in columns:
-        benches = set(columns["bench"])
-        if len(benches) == 1:
-            events.benchmark = benches.pop().decode(encoding, "replace")
+    events.lines = lines
+    if benches is not None:
+        distinct = set(benches)
+        if len(distinct) == 1:
+            events.benchmark = distinct.pop().decode(encoding, "replace")
         else:
-            names = sorted(b.decode(encoding, "replace") for b in benches)
+            names = sorted(b.decode(encoding, "replace") for b in distinct)
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
 
 
-def _or_empty(value: bytes | None) -> bytes:
-    return value or b""
-
-
-# mllog writes its fields in this order; such lines are split without a JSON round trip.
+# mllog writes its fields in this order; such lines are split without a JSON round trip,
+# all lines of a log in one pass: one tuple per line, empty where a line is laid out otherwise.
 _MLLOG_FIELDS = re.compile(
-    rb'\{"namespace": "[^"\\]*", "time_ms": ([0-9]+(?:\.[0-9]*)?), "event_type": "[A-Z_]+", '
-    rb'"key": "([^"\\]+)", "value": (.*), "metadata": (\{.*\})\}\s*$'
+    rb'(?m)^(?:\{"namespace": "[^"\\]*", "time_ms": ([0-9]+(?:\.[0-9]*)?), "event_type": '
+    rb'"[A-Z_]+", "key": "([^"\\]+)", "value": (.*), "metadata": (\{.*\})\}[^\S\n]*|.*)$'
 )
 
 
-def _json_events(
-    groups: list[tuple[bytes, ...]], lines: list[int], fmt: LogFormat, events: Events
-) -> None:
-    seen: set[tuple[float, str, str]] = set()
-    for (raw,), line in zip(groups, lines, strict=True):
-        fast = _MLLOG_FIELDS.match(raw)
-        if fast is not None:
-            ts, key_b, value_b, meta_b = fast.groups()
-            time_s = float(ts) * fmt.time_unit_s
+def _json_events(raws: list[bytes], lines: list[int], fmt: LogFormat, events: Events) -> None:
+    rows = _MLLOG_FIELDS.findall(b"\n".join(raws))
+    if all(row[0] for row in rows):  # the usual case: columns at once
+        ts, keys, values, metadata = zip(*rows, strict=True)
+        times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy() * fmt.time_unit_s
+        columns = [
+            times.tolist(),
+            *(
+                list(map(bytes.decode, c, repeat("utf-8"), repeat("replace")))
+                for c in (keys, values, metadata)
+            ),
+            lines,
+        ]
+        if len(set(zip(*columns[:3], strict=True))) != len(lines):  # an event printed twice
+            seen: set[tuple[float, str, str]] = set()
+            keep = [not (t in seen or seen.add(t)) for t in zip(*columns[:3], strict=True)]
+            columns = [list(compress(c, keep)) for c in columns]
+        events.time_s, events.keys, events.values, events.metadata, events.lines = columns
+        return
+    seen = set()
+    unit = fmt.time_unit_s
+    for raw, line, (ts, key_b, value_b, meta_b) in zip(raws, lines, rows, strict=True):
+        if ts:
+            time_s = float(ts) * unit
             key, value = key_b.decode("utf-8", "replace"), value_b.decode("utf-8", "replace")
             meta: str | None = meta_b.decode("utf-8", "replace")
         else:
             try:
                 obj = json.loads(raw)
-                time_s = float(obj["time_ms"]) * fmt.time_unit_s
+                time_s = float(obj["time_ms"]) * unit
                 key = str(obj["key"])
             except (ValueError, TypeError, KeyError):
                 events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
@@ -231,7 +250,7 @@ def _check_clock(events: Events) -> None:
     """One warning at the first timestamp that steps back more than the tolerance."""
     if len(events.time_s) < 2:
         return
-    times = np.asarray(events.time_s)
+    times = np.asarray(events.time_s, dtype=np.float64)
     running = np.maximum.accumulate(times)
     back = np.flatnonzero(times < running - BACKWARDS_TOLERANCE_S)
     if back.size:

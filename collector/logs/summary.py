@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import compress
 from typing import Any
 
 import yaml
@@ -57,12 +59,16 @@ class RunSummary:
     evals: list[Eval] = field(default_factory=list)
 
 
-def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
-    """The value and metadata of event i, whatever the format."""
-    text = events.values[i]
+_Texts = dict[tuple[Callable[[str], Any], str], Any]  # (decoder, text) -> (ok, result)
+
+
+def decoded(events: Events, i: int, texts: _Texts | None = None) -> tuple[Any, dict[str, Any]]:
+    """The value and metadata of event i, whatever the format. With `texts`, each distinct
+    text is decoded once (values repeat: eval_target at every evaluation, null)."""
+    memo: _Texts = {} if texts is None else texts
+    value = _once(memo, decode_value, events.values[i])
     meta_text = events.metadata[i]
-    value = decode_value(text)
-    meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
+    meta: dict[str, Any] = _once(memo, json.loads, meta_text) if meta_text else {}
     if events.fmt is not None and events.fmt.name == "mlperf-v0.6" and isinstance(value, dict):
         # v0.6 wraps value and metadata in one JSON object
         meta = value.get("metadata") or {}
@@ -70,55 +76,57 @@ def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
     return value, meta if isinstance(meta, dict) else {}
 
 
+def _once(memo: _Texts, decode: Callable[[str], Any], text: str) -> Any:
+    """decode(text), or what it returned or raised for the same text before."""
+    try:
+        ok, found = memo[decode, text]
+    except KeyError:
+        try:
+            ok, found = True, decode(text)
+        except ValueError as exc:  # BadValue and JSONDecodeError are ValueErrors
+            ok, found = False, exc
+        memo[decode, text] = ok, found
+    if not ok:
+        raise found
+    return found
+
+
 def summarize(events: Events) -> RunSummary:
     """Apply the rules to the events of one log; problems are added to events.issues."""
     r = rules()
     out = RunSummary()
-    epochs: list[float] = []
     throughputs: list[float] = []
     starts: list[int] = []
     stops: list[int] = []
-    epoch_keys = set(r["epoch_keys"])
-    wanted = epoch_keys | _INTERESTING | {r["start_key"], r["stop_key"]}
-    picked = [i for i, key in enumerate(events.keys) if key in wanted or key[:11] == "submission_"]
-    # bare integer epoch counters (v0.5 train_epoch: 3) need no decoding
-    bare = [
-        i
-        for i in picked
-        if events.keys[i] in epoch_keys
-        and events.keys[i] not in _INTERESTING
-        and events.metadata[i] is None
-        and events.values[i].isdigit()
-    ]
-    if bare:
-        epochs.append(float(max(int(events.values[i]) for i in bare)))
-        skip = set(bare)
-        picked = [i for i in picked if i not in skip]
+    start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
+    epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
+    decodes = epoch_keys | _INTERESTING
+    picked, epochs, distinct = _pick(events, epoch_keys | _INTERESTING | {start_key, stop_key})
+    values, lines = events.values, events.lines
+    texts: _Texts = {}
     for i in picked:
         key = events.keys[i]
-        if key == r["start_key"]:
+        if key == start_key:
             starts.append(i)
-        elif key == r["stop_key"]:
+        elif key == stop_key:
             stops.append(i)
-        if key not in epoch_keys and key not in _INTERESTING and key[:11] != "submission_":
+        if key not in decodes and key[:11] != "submission_":
             continue
         try:
-            value, meta = decoded(events, i)
+            value, meta = decoded(events, i, texts)
         except (BadValue, ValueError) as exc:
-            events.warn("bad-value", f"{key}: {exc}", events.lines[i])
+            events.warn("bad-value", f"{key}: {exc}", lines[i])
             continue
-        epoch = _epoch(value, meta)
+        epoch = _epoch(value, meta) if key in epoch_keys or key == quality_key else None
         if epoch is not None and key in epoch_keys:
             epochs.append(epoch)
-        if key == r["quality_key"]:
+        if key == quality_key:
             quality = as_float(value)
             if quality is None:
-                events.warn(
-                    "bad-value", f"{key} has no number: {events.values[i][:60]}", events.lines[i]
-                )
+                events.warn("bad-value", f"{key} has no number: {values[i][:60]}", lines[i])
             else:
-                out.evals.append(Eval(events.time_s[i], epoch, quality, events.lines[i]))
-        elif key in r["target_keys"]:
+                out.evals.append(Eval(float(events.time_s[i]), epoch, quality, lines[i]))
+        elif key in target_keys:
             out.quality_target = as_float(value)
         elif key == r["throughput_key"] and isinstance(value, dict):
             tput = as_float(value.get("throughput"))
@@ -134,8 +142,26 @@ def summarize(events: Events) -> RunSummary:
     if out.evals:
         out.quality_best = max(e.quality for e in out.evals)
     out.status = _status(out, r["relative_tolerance"])
-    _unknown_keys(events)
+    _unknown_keys(events, distinct)
     return out
+
+
+def _pick(events: Events, wanted: frozenset[str]) -> tuple[list[int], list[float], set[str]]:
+    """The events a summary reads, in order; the epoch of those that need no decoding (the
+    bare counters of v0.5, `train_epoch: 3`); and the distinct keys of the log."""
+    keys, values, metadata = events.keys, events.values, events.metadata
+    distinct = set(keys)
+    chosen = {key for key in distinct if key in wanted or key[:11] == "submission_"}
+    picked = list(compress(range(len(keys)), map(chosen.__contains__, keys)))
+    counters = chosen & (frozenset(rules()["epoch_keys"]) - _INTERESTING)
+    bare = [
+        i for i in picked if keys[i] in counters and metadata[i] is None and values[i].isdigit()
+    ]
+    if not bare:
+        return picked, [], distinct
+    skip = set(bare)
+    epochs = [float(max(int(values[i]) for i in bare))]
+    return [i for i in picked if i not in skip], epochs, distinct
 
 
 _INTERESTING = frozenset(
@@ -166,12 +192,12 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
                 f"{len(starts)} run_start events; the first counts",
                 events.lines[starts[1]],
             )
-        out.run_start_s = events.time_s[starts[0]]
+        out.run_start_s = float(events.time_s[starts[0]])
     if not stops:
         events.error("missing-run-stop", "no run_stop event: log truncated or run killed")
         return
     last = stops[-1]
-    out.run_stop_s = events.time_s[last]
+    out.run_stop_s = float(events.time_s[last])
     try:
         value, meta = decoded(events, last)
     except (BadValue, ValueError):
@@ -206,15 +232,21 @@ def _status(out: RunSummary, tolerance: float) -> str:
     return "success" if out.stop_status == "success" else "failed"
 
 
-def _unknown_keys(events: Events) -> None:
+def _unknown_keys(events: Events, distinct: set[str]) -> None:
     if events.fmt is None:
         return
-    vocab = rules()["known_keys"].get(events.fmt.name, {})
-    exact = set(vocab.get("exact", ()))
-    if events.fmt.name == "mllog":
-        exact |= _mllog_keys()
-    prefixes = tuple(vocab.get("prefixes", ()))
-    unknown = sorted({k for k in set(events.keys) if k not in exact and not k.startswith(prefixes)})
+    exact, prefixes = _vocabulary(events.fmt.name)
+    unknown = sorted(k for k in distinct if k not in exact and not k.startswith(prefixes))
     if unknown:
         shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         events.warn("unknown-key", f"{len(unknown)} unknown keys kept as events: {shown}")
+
+
+@cache
+def _vocabulary(fmt: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The keys (exact, and prefixes) a format is known to log."""
+    vocab = rules()["known_keys"].get(fmt, {})
+    exact = frozenset(vocab.get("exact", ()))
+    if fmt == "mllog":
+        exact |= _mllog_keys()
+    return exact, tuple(vocab.get("prefixes", ()))

@@ -18,12 +18,24 @@ store and parameters give the same intervals in every process.
 A group of one value has no resamples: bootstrap_mean of it is NULL, and so is bootstrap_ratio
 of two one-value lists; a one-value side beside a side of several values is held fixed (only
 the other side is resampled). NULL elements are left out; NULL or empty lists give NULL.
+
+Computation. Each group is resampled relative to its smallest value m: its means are m plus
+the resampled means of x - m, which are non-negative, so a constant group gives exactly its
+value, and statistics that are all non-negative are ranked by their IEEE bit patterns read as
+integers (the order of the numbers, and a faster partition). Matrix products have one fixed
+shape per group size, so a row's statistics are bit for bit the same whatever else is in its
+batch; batches are shared out to a few threads, so the results do not depend on the number of
+threads either.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import duckdb
@@ -32,13 +44,17 @@ import pyarrow as pa
 
 from collector.queries import parameters
 
-CHUNK_ROWS = 256  # rows resampled at a time: CHUNK_ROWS x resamples doubles stay in cache
+CHUNK_ROWS = 512  # rows resampled at a time by one thread: long runs of one group size
 LARGE_GROUP = 64  # above this many values a group gathers its draws instead of caching W
-DRAW_BLOCK = 1 << 20  # draws generated at a time for a large group
-# rows x n x resamples of one matrix product: small products stay on one BLAS thread, which
-# on a busy machine is faster than handing each product to a thread pool
+DRAW_BLOCK = 1 << 16  # draws generated at a time for a large group
+PRODUCT_ROWS = 16  # rows of one matrix product, fewer where its size would pass PRODUCT_SIZE
+# rows x n x resamples of one matrix product: small products stay on one BLAS thread (the
+# work is shared out to threads here instead)
 PRODUCT_SIZE = 1 << 18
+THREADS = min(4, os.cpu_count() or 1)
 INTERVAL = pa.struct([("low", pa.float64()), ("high", pa.float64())])
+
+Groups = tuple[np.ndarray, np.ndarray, np.ndarray]  # offsets, lengths, values
 
 
 def ranks(resamples: int, level: float) -> tuple[int, int]:
@@ -46,6 +62,52 @@ def ranks(resamples: int, level: float) -> tuple[int, int]:
     lo = max(1, math.ceil(resamples * (1 - level) / 2 - 1e-9))
     hi = min(resamples, math.ceil(resamples * (1 + level) / 2 - 1e-9))
     return lo, hi
+
+
+@lru_cache(maxsize=4)
+def _pool(pid: int) -> ThreadPoolExecutor:
+    """The threads of this process (by its id: a forked child starts its own)."""
+    return ThreadPoolExecutor(THREADS, thread_name_prefix=f"bootstrap-{pid}")
+
+
+_scratch = threading.local()
+
+
+def _buffer(name: str, rows: int, cols: int) -> np.ndarray:
+    """A scratch array of rows x cols kept by the calling thread: reusing it spares the fresh
+    pages a new array of this size costs."""
+    held = getattr(_scratch, name, None)
+    if held is None or held.size < rows * cols:
+        held = np.empty(rows * cols)
+        setattr(_scratch, name, held)
+    return held[: rows * cols].reshape(rows, cols)
+
+
+def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
+    """`rows` cut into pieces of at most `size`."""
+    return [rows[start : start + size] for start in range(0, rows.size, size)]
+
+
+def _runs(keys: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each run of equal adjacent keys."""
+    edges = [0, *(np.flatnonzero(np.diff(keys)) + 1).tolist(), keys.size]
+    return list(itertools.pairwise(edges))
+
+
+def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The groups at `rows` (each of at least one value) as a matrix, one row each: its
+    smallest value m, then its values less m, then zeros (and PRODUCT_ROWS rows of zeros after
+    the last); with the groups' sizes."""
+    offsets, lengths, values = groups
+    sizes = lengths[rows]
+    columns = np.arange(int(sizes.max()))
+    inside = columns < sizes[:, None]
+    block = values[np.where(inside, offsets[rows][:, None] + columns, 0)]
+    shift = np.where(inside, block, np.inf).min(axis=1, keepdims=True)
+    out = np.zeros((rows.size + PRODUCT_ROWS, columns.size + 1))
+    out[: rows.size, :1] = shift
+    np.subtract(block, shift, out=out[: rows.size, 1:], where=inside)
+    return out, sizes
 
 
 class Bootstrap:
@@ -57,126 +119,135 @@ class Bootstrap:
         self.seed = int(seed)
         self.resamples = int(resamples)
         self.lo, self.hi = ranks(self.resamples, float(level))
-        self._weights: Callable[[int, int], np.ndarray] = lru_cache(maxsize=256)(self._make)
+        self._weights: Callable[[int, int, bool], np.ndarray] = lru_cache(maxsize=256)(self._make)
 
     def _rng(self, n: int, side: int) -> np.random.Generator:
         return np.random.Generator(np.random.PCG64([self.seed, n, side]))
 
-    def _make(self, n: int, side: int) -> np.ndarray:
-        """W.T (n x resamples): multinomial counts / n of n draws per resample."""
+    def _make(self, n: int, side: int, shifted: bool) -> np.ndarray:
+        """W.T (n x resamples): multinomial counts / n of n draws per resample; after a first
+        row of ones when `shifted`, for rows that start with the value their means are
+        relative to."""
         draws = self._rng(n, side).integers(0, n, size=(self.resamples, n))
         draws += (np.arange(self.resamples) * n)[:, None]
         counts = np.bincount(draws.ravel(), minlength=self.resamples * n)
         weights = counts.reshape(self.resamples, n).T / n
+        if shifted:
+            weights = np.vstack([np.ones(self.resamples), weights])
+        weights = np.ascontiguousarray(weights)
         weights.setflags(write=False)
-        return np.ascontiguousarray(weights)
+        return weights
 
-    def _large(self, values: np.ndarray, side: int) -> np.ndarray:
-        """Resampled means of one large group: the draws of W, gathered block by block
-        (relative to the first value, as in _product)."""
+    def _large(self, values: np.ndarray, side: int, out: np.ndarray) -> None:
+        """out = resampled means of one large group: the draws of W, gathered block by block."""
         n = values.size
         rng = self._rng(n, side)
-        first = values[0]
-        values = values - first
-        out = np.empty(self.resamples)
         step = max(1, DRAW_BLOCK // n)
         for start in range(0, self.resamples, step):
             stop = min(self.resamples, start + step)
-            draws = rng.integers(0, n, size=(stop - start, n))
-            out[start:stop] = values[draws].mean(axis=1)
-        return out + first
+            out[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
 
-    def means(
-        self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray, side: int
-    ) -> np.ndarray:
-        """Resampled means (rows x resamples) of the groups values[offsets:offsets+lengths].
+    def _resample(self, block: np.ndarray, sizes: np.ndarray, side: int, out: np.ndarray) -> None:
+        """out[:len(sizes)] = resampled means of the groups of a _gather block: relative to
+        their smallest value for a mean (side -1, drawn as side 0), else whole (side 0 or 1).
+        Products have one fixed shape per group size; the last one of a run of groups of one
+        size spills into the rows after it, which are computed next (or spare)."""
+        shifted = side >= 0
+        first = 0 if shifted else 1
+        for start, stop in _runs(sizes):
+            n = int(sizes[start])
+            if n > LARGE_GROUP:
+                for row in range(start, stop):
+                    self._large(block[row, 1 : n + 1], max(side, 0), out[row])
+                    out[row] += block[row, 0] if shifted else 0.0
+                continue
+            weights = self._weights(n, max(side, 0), shifted)
+            step = max(1, min(PRODUCT_ROWS, PRODUCT_SIZE // weights.size))
+            for row in range(start, stop, step):
+                part = block[row : row + step, first : n + 1]
+                np.matmul(part, weights, out=out[row : row + step])
 
-        Groups of one value repeat it; every group must hold at least one value.
-        """
-        out = np.empty((offsets.size, self.resamples))
-        for n in np.unique(lengths):
-            rows = np.flatnonzero(lengths == n)
-            n = int(n)
-            if n == 1:
-                out[rows] = values[offsets[rows]][:, None]
-            elif n > LARGE_GROUP:
-                for row in rows:
-                    group = values[offsets[row] : offsets[row] + n]
-                    out[row] = self._large(group, side)
-            else:
-                self._product(values, offsets[rows], n, self._weights(n, side), out, rows)
-        return out
-
-    def _product(
-        self,
-        values: np.ndarray,
-        starts: np.ndarray,
-        n: int,
-        weights: np.ndarray,
-        out: np.ndarray,
-        rows: np.ndarray,
-    ) -> None:
-        """out[rows] = X @ W.T for the groups of n values at `starts`, in products of one fixed
-        shape (the last one padded with zeros): the same BLAS kernel then computes every row,
-        so a row's means are bit for bit the same whatever else is in its batch. Each group is
-        resampled relative to its first value, so a constant group gives exactly its value."""
-        step = max(2, PRODUCT_SIZE // (n * self.resamples))
-        block = np.zeros((step, n))
-        product = np.empty((step, self.resamples))
-        for first in range(0, rows.size, step):
-            count = min(step, rows.size - first)
-            block[:count] = values[starts[first : first + count, None] + np.arange(n)]
-            block[count:] = 0.0
-            shift = block[:, :1].copy()
-            block -= shift
-            np.matmul(block, weights, out=product)
-            product += shift
-            out[rows[first : first + count]] = product[:count]
-
-    def select(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def select(self, stats: np.ndarray, non_negative: bool) -> tuple[np.ndarray, np.ndarray]:
         """The lo-th and hi-th smallest of each row (nearest-rank percentiles); partitions each
-        row of `stats` in place."""
-        stats.partition(self.hi - 1, axis=1)  # in place: the smaller ones come first
+        row of `stats` in place, as integers where every statistic is a non-negative number."""
+        keys = stats.view(np.int64) if non_negative else stats
+        keys.partition(self.hi - 1, axis=1)  # in place: the smaller ones come first
         high = stats[:, self.hi - 1].copy()
-        below = stats[:, : self.hi]
-        below.partition(self.lo - 1, axis=1)
-        return below[:, self.lo - 1], high
+        if self.lo < self.hi:
+            keys[:, : self.hi - 1].partition(self.lo - 1, axis=1)
+        return stats[:, self.lo - 1].copy(), high
+
+    def _mean_rows(self, groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Interval of the means of the groups at `rows`: the resampled means of the values
+        less the smallest one, which is added back to the interval's ends."""
+        block, sizes = _gather(groups, rows)
+        stats = _buffer("stats", rows.size + PRODUCT_ROWS, self.resamples)
+        self._resample(block, sizes, -1, stats)
+        low, high = self.select(stats[: rows.size], bool(np.isfinite(block).all()))
+        return low + block[: rows.size, 0], high + block[: rows.size, 0]
+
+    def _ratio_rows(
+        self, num: Groups, den: Groups, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Interval of mean(numerator) / mean(denominator) of the groups at `rows`."""
+        stats = _buffer("stats", rows.size + PRODUCT_ROWS, self.resamples)
+        denominator = _buffer("denominator", rows.size + PRODUCT_ROWS, self.resamples)
+        top, top_sizes = _gather(num, rows)
+        bottom, bottom_sizes = _gather(den, rows)
+        self._resample(top, top_sizes, 0, stats)
+        self._resample(bottom, bottom_sizes, 1, denominator)
+        stats = stats[: rows.size]
+        np.divide(stats, denominator[: rows.size], out=stats)
+        finite = bool(np.isfinite(top).all() and np.isfinite(bottom).all())
+        # non-negative numerators over positive denominators: finite non-negative ratios
+        least_top, least_bottom = top[: rows.size, 0].min(), bottom[: rows.size, 0].min()
+        return self.select(stats, finite and least_top >= 0 and least_bottom > 0)
+
+    def _run(
+        self,
+        work: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+        tasks: Sequence[np.ndarray],
+        size: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of `size` rows from `work` on each task of rows, the tasks shared out
+        in turn to THREADS threads (this one among them); NaN for rows in no task."""
+        low = np.full(size, np.nan)
+        high = np.full(size, np.nan)
+
+        def share(turn: int) -> None:
+            for rows in tasks[turn::THREADS]:
+                low[rows], high[rows] = work(rows)
+
+        pool = _pool(os.getpid())
+        others = [pool.submit(share, turn) for turn in range(1, min(THREADS, len(tasks)))]
+        share(0)
+        for other in others:
+            other.result()
+        return low, high
 
     def mean_interval(
         self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Interval of each group's mean; NaN where a group has fewer than two values."""
-        low = np.full(offsets.size, np.nan)
-        high = np.full(offsets.size, np.nan)
+        groups = (offsets, lengths, values)
         todo = np.flatnonzero(lengths >= 2)
         todo = todo[np.argsort(lengths[todo], kind="stable")]
-        for start in range(0, todo.size, CHUNK_ROWS):
-            rows = todo[start : start + CHUNK_ROWS]
-            stats = self.means(offsets[rows], lengths[rows], values, 0)
-            low[rows], high[rows] = self.select(stats)
-        return low, high
+        large = lengths[todo] > LARGE_GROUP
+        tasks = _chunks(todo[~large], CHUNK_ROWS) + _chunks(todo[large], 1)
+        return self._run(lambda rows: self._mean_rows(groups, rows), tasks, offsets.size)
 
-    def ratio_interval(
-        self,
-        num: tuple[np.ndarray, np.ndarray, np.ndarray],
-        den: tuple[np.ndarray, np.ndarray, np.ndarray],
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def ratio_interval(self, num: Groups, den: Groups) -> tuple[np.ndarray, np.ndarray]:
         """Interval of mean(numerator) / mean(denominator) per row, each given as (offsets,
         lengths, values); NaN where a side is empty or both sides hold one value."""
-        (n_off, n_len, n_val), (d_off, d_len, d_val) = num, den
-        low = np.full(n_off.size, np.nan)
-        high = np.full(n_off.size, np.nan)
+        n_len, d_len = num[1], den[1]
         todo = np.flatnonzero((n_len >= 1) & (d_len >= 1) & ((n_len >= 2) | (d_len >= 2)))
         todo = todo[np.lexsort((d_len[todo], n_len[todo]))]
-        for start in range(0, todo.size, CHUNK_ROWS):
-            rows = todo[start : start + CHUNK_ROWS]
-            stats = self.means(n_off[rows], n_len[rows], n_val, 0)
-            stats /= self.means(d_off[rows], d_len[rows], d_val, 1)
-            low[rows], high[rows] = self.select(stats)
-        return low, high
+        large = (n_len[todo] > LARGE_GROUP) | (d_len[todo] > LARGE_GROUP)
+        tasks = _chunks(todo[~large], CHUNK_ROWS) + _chunks(todo[large], 1)
+        return self._run(lambda rows: self._ratio_rows(num, den, rows), tasks, n_len.size)
 
 
-def _groups(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _groups(column: pa.Array | pa.ChunkedArray) -> Groups:
     """(offsets, lengths, values) of a list column: NULL lists and NULL or NaN elements dropped."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks else pa.array([], column.type)

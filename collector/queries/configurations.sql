@@ -1,6 +1,6 @@
 -- configurations: one row per configuration with its mean time to train and throughput, each
 -- with a percentile-bootstrap interval over its runs (bootstrap_mean over the runs in
--- evidence_id order; null for a single observation).
+-- evidence_id order, the lists of samples; null for a single observation).
 WITH summary AS (
     SELECT
         config_id, any_value(pool_id) AS pool_id, any_value(source) AS source,
@@ -16,13 +16,7 @@ WITH summary AS (
         count(throughput_samples_per_s) AS throughput_runs,
         avg(throughput_samples_per_s) AS throughput_samples_per_s,
         string_agg(DISTINCT qualifiers, ',') AS qualifiers,
-        CASE WHEN any_value(source) = 'published' THEN string_agg(evidence_id, ',') END
-            AS published_row_ids,
-        bootstrap_mean(list(minutes ORDER BY evidence_id) FILTER (WHERE minutes IS NOT NULL))
-            AS minutes_ci,
-        bootstrap_mean(
-            list(throughput_samples_per_s ORDER BY evidence_id)
-                FILTER (WHERE throughput_samples_per_s IS NOT NULL)) AS throughput_ci
+        string_agg(evidence_id, ',') FILTER (WHERE source = 'published') AS published_row_ids
     FROM observations
     GROUP BY config_id
 )
@@ -30,11 +24,17 @@ SELECT
     s.config_id, s.pool_id, s.source, s.round, s.division, s.submitter, s.system_id, s.system,
     s.benchmark, s.accelerator, s.accelerator_key, s.chip, s.accelerators, s.nodes,
     s.framework, s.precision, s.interconnect, s.scale, s.batch_size,
-    s.runs, s.minutes, s.minutes_ci.low AS minutes_ci_low, s.minutes_ci.high AS minutes_ci_high,
+    s.runs, s.minutes, ci.minutes.low AS minutes_ci_low, ci.minutes.high AS minutes_ci_high,
     s.throughput_runs, s.throughput_samples_per_s,
-    s.throughput_ci.low AS throughput_ci_low_samples_per_s,
-    s.throughput_ci.high AS throughput_ci_high_samples_per_s,
+    ci.throughput.low AS throughput_ci_low_samples_per_s,
+    ci.throughput.high AS throughput_ci_high_samples_per_s,
     s.qualifiers, s.published_row_ids
 FROM summary AS s
+JOIN (
+    SELECT
+        config_id, bootstrap_mean(minutes) AS minutes,
+        bootstrap_mean(throughput_samples_per_s) AS throughput
+    FROM samples
+) AS ci USING (config_id)
 ORDER BY s.source, s.round, s.benchmark, s.system_id, s.accelerators, s.precision,
     s.interconnect, s.batch_size

@@ -20,10 +20,17 @@ measured AS (
 ),
 base AS (
     -- the family's smallest count; ties broken by system id, batch size and configuration id
-    SELECT * FROM measured
-    QUALIFY row_number() OVER (
-        PARTITION BY family_id, kind
-        ORDER BY accelerators, system_id, batch_size NULLS FIRST, config_id) = 1
+    SELECT m.*
+    FROM (
+        SELECT
+            family_id, kind,
+            min_by(config_id, (accelerators, system_id IS NULL, coalesce(system_id, ''),
+                               batch_size IS NOT NULL, coalesce(batch_size, ''), config_id))
+                AS config_id
+        FROM measured
+        GROUP BY family_id, kind
+    ) AS first
+    JOIN measured AS m USING (config_id, kind)
 ),
 pairs AS (
     SELECT
@@ -40,10 +47,10 @@ pairs AS (
              OR abs(try_cast(m.batch_size AS DOUBLE) / try_cast(b.batch_size AS DOUBLE)
                     - m.accelerators / b.accelerators) < 0.01 * m.accelerators / b.accelerators)
 ),
-computed AS (
+boot AS (
     -- strong: baseline time / time; weak: throughput / baseline throughput
     SELECT
-        p.*,
+        p.config_id, p.kind,
         CASE p.kind
             WHEN 'strong' THEN bootstrap_ratio(y.minutes, x.minutes)
             ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
@@ -51,6 +58,11 @@ computed AS (
     FROM pairs AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
+),
+computed AS (
+    SELECT p.*, boot.ci
+    FROM pairs AS p
+    LEFT JOIN boot ON boot.config_id = p.config_id AND boot.kind = p.kind
 ),
 stated AS (
     -- speedups and efficiencies a study states against 1 accelerator of the same system

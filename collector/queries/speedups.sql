@@ -12,9 +12,11 @@ family_bases AS (
     -- per family, count and precision the two configurations that can be a baseline (most
     -- runs, then lowest id): a configuration never is its own baseline, so the second one
     -- stands in for the first
-    SELECT * FROM configs
-    QUALIFY row_number() OVER (
-        PARTITION BY family_id, accelerators, precision ORDER BY runs DESC, config_id) <= 2
+    SELECT
+        family_id, accelerators, precision,
+        min_by(config_id, (-runs, config_id), 2) AS bases
+    FROM configs
+    GROUP BY family_id, accelerators, precision
 ),
 system_bases AS MATERIALIZED (
     -- the configurations of the named systems, found before they meet the other side
@@ -23,38 +25,37 @@ system_bases AS MATERIALIZED (
     JOIN configs AS base ON base.system_id = b.system_id
     WHERE b.kind = 'system'
 ),
-matches AS (
+family_matches AS (
     -- family baselines: the same family with the stated count and precision
     SELECT
-        b.baseline, b.kind AS baseline_kind, c.config_id, base.config_id AS baseline_config_id,
-        base.runs AS baseline_runs,
-        (base.source = c.source AND base.round = c.round
-         AND base.division IS NOT DISTINCT FROM c.division) AS comparable
+        b.baseline, b.kind AS baseline_kind, c.config_id,
+        CASE WHEN f.bases[1] <> c.config_id THEN f.bases[1] ELSE f.bases[2] END
+            AS baseline_config_id
     FROM baselines AS b
     JOIN configs AS c ON b.kind = 'family'
-    JOIN family_bases AS base
-        ON base.family_id = c.family_id AND base.accelerators = b.accelerators
-        AND base.precision IS NOT DISTINCT FROM
+    JOIN family_bases AS f
+        ON f.family_id = c.family_id AND f.accelerators = b.accelerators
+        AND f.precision IS NOT DISTINCT FROM
             CASE b.precision WHEN 'same' THEN c.precision ELSE b.precision END
-    WHERE base.config_id <> c.config_id
-    UNION ALL
-    -- system baselines: the named system on the same benchmark and precision
-    SELECT
-        base.baseline, base.kind, c.config_id, base.config_id, base.runs,
-        (base.source = c.source AND base.round = c.round
-         AND base.division IS NOT DISTINCT FROM c.division)
+),
+system_matches AS (
+    -- system baselines: the named system on the same benchmark and precision; of several,
+    -- the one with most runs, then the lowest id
+    SELECT base.baseline, base.kind AS baseline_kind, c.config_id,
+        base.config_id AS baseline_config_id
     FROM system_bases AS base
     JOIN configs AS c
         ON c.benchmark = base.benchmark AND c.precision IS NOT DISTINCT FROM base.precision
     WHERE base.config_id <> c.config_id
         AND (base.across_sources OR (base.source = c.source AND base.round = c.round
              AND base.division IS NOT DISTINCT FROM c.division))
+    QUALIFY row_number() OVER (
+        PARTITION BY base.baseline, c.config_id ORDER BY base.runs DESC, base.config_id) = 1
 ),
 candidates AS (
-    -- one baseline configuration per row: the one with most runs, then the lowest id
-    SELECT * FROM matches
-    QUALIFY row_number() OVER (
-        PARTITION BY baseline, config_id ORDER BY baseline_runs DESC, baseline_config_id) = 1
+    SELECT * FROM family_matches WHERE baseline_config_id IS NOT NULL
+    UNION ALL
+    SELECT * FROM system_matches
 ),
 boot AS (
     -- baseline time / time over the runs of both configurations, once per pair of
@@ -73,7 +74,8 @@ SELECT
     base.minutes AS baseline_minutes, base.minutes / c.minutes AS speedup,
     boot.ci.low AS speedup_ci_low, boot.ci.high AS speedup_ci_high,
     boot.ci.low <= 1 AND boot.ci.high >= 1 AS within_noise,
-    p.comparable, c.qualifiers
+    (base.source = c.source AND base.round = c.round
+     AND base.division IS NOT DISTINCT FROM c.division) AS comparable, c.qualifiers
 FROM candidates AS p
 JOIN configs AS c ON c.config_id = p.config_id
 JOIN configs AS base ON base.config_id = p.baseline_config_id

@@ -98,7 +98,9 @@ def train(
             model = compile_model(model)
         if world > 1:
             ids = [device.index] if device.type == "cuda" else None
-            model = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
+            model = torch.nn.parallel.DistributedDataParallel(
+                model, device_ids=ids, **spec.params.get("ddp", {})
+            )
         opt = workload.make_optimizer(model)
         base_lr = [g["lr"] for g in opt.param_groups]
         scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,10 @@ class TableSchema:
 
     def arrow(self) -> pa.Schema:
         """The pyarrow schema, with the version in its metadata."""
+        return self._arrow
+
+    @cached_property
+    def _arrow(self) -> pa.Schema:
         fields = [
             pa.field(c["name"], _TYPES[c["type"]], nullable=c["nullable"]) for c in self.columns
         ]
@@ -56,6 +60,15 @@ class TableSchema:
                 {name: columns.get(name, [None] * _length(columns)) for name in self.names},
                 schema=self.arrow(),
             )
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise SchemaError(f"{self.table}: {exc}") from exc
+        self.validate(table)
+        return table
+
+    def table_from_arrays(self, arrays: list[pa.Array]) -> pa.Table:
+        """Build a table from one Arrow array per column, in schema order, validated."""
+        try:
+            table = pa.Table.from_arrays(arrays, schema=self.arrow())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise SchemaError(f"{self.table}: {exc}") from exc
         self.validate(table)

@@ -64,3 +64,17 @@ def test_mixed_formats_are_reported():
     events = scan(data)
     assert events.fmt.name == "mlperf-v0.5"
     assert ("warning", "mixed-formats", None) in codes(events)
+
+
+def test_mllog_duplicates_and_lines_in_another_layout():
+    lines = (LOGS / "mllog_local.txt").read_bytes().splitlines(keepends=True)
+    plain = scan(b"".join(lines))
+    doubled = scan(b"".join([*lines[:3], b"rank0: " + lines[2], *lines[3:]]))
+    assert (doubled.keys, doubled.values) == (plain.keys, plain.values)
+    assert doubled.lines == [n if n <= 3 else n + 1 for n in plain.lines]
+    other = b':::MLLOG {"key": "seed", "value": 7, "time_ms": 1763700000002.5}\n'
+    mixed = scan(b"".join([*lines[:3], other, *lines[3:]]))
+    assert mixed.keys == [*plain.keys[:3], "seed", *plain.keys[3:]]
+    assert (mixed.values[3], mixed.metadata[3], mixed.lines[3]) == ("7", None, 4)
+    assert mixed.time_s[3] == 1763700000002.5 * 0.001
+    assert mixed.metadata[:3] == plain.metadata[:3] and mixed.issues == plain.issues

@@ -78,6 +78,42 @@ def test_rows_do_not_depend_on_their_batch():
     assert together[5] == (None,)
 
 
+def test_ratio_rows_do_not_depend_on_their_batch_or_the_threads(monkeypatch):
+    """Pairs of mixed sizes give each row what it gets alone, with one thread or several."""
+    rng = np.random.default_rng(6)
+    sizes = [(3, 9), (9, 3), (2, 2), (1, 5), (70, 4), (5, 1), (9, 9), (4, 7)] * 40
+    nums = [list(rng.lognormal(1, 0.3, a)) for a, _ in sizes]
+    dens = [list(rng.lognormal(0, 0.3, b)) for _, b in sizes]
+    sql = (
+        "SELECT bootstrap_ratio(n, d)"
+        " FROM (SELECT unnest(?::DOUBLE[][]) AS n, unnest(?::DOUBLE[][]) AS d)"
+    )
+    con = connection()
+    together = con.execute(sql, [nums, dens]).fetchall()
+    monkeypatch.setattr(bootstrap, "THREADS", 1)
+    assert con.execute(sql, [nums, dens]).fetchall() == together
+    alone = [
+        con.execute("SELECT bootstrap_ratio(?::DOUBLE[], ?::DOUBLE[])", [n, d]).fetchone()
+        for n, d in zip(nums[:8], dens[:8], strict=True)
+    ]
+    con.close()
+    assert together[:8] == alone
+
+
+def test_negative_values_rank_as_numbers():
+    """Statistics of either sign (here ratios with negative numerators) rank by value."""
+    num = np.array([-3.0, 2.5, -1.0, 4.0, 0.5])
+    den = np.array([2.0, 2.2, 1.9, 2.1])
+    boot = bootstrap.Bootstrap(seed=11, resamples=300, level=0.9)
+    groups = (np.array([0]), np.array([num.size]), num), (np.array([0]), np.array([4]), den)
+    low, high = boot.ratio_interval(*groups)
+    ratios = np.sort(reference_means(num, 11, 300, 0) / reference_means(den, 11, 300, 1))
+    assert (low[0], high[0]) == pytest.approx((ratios[boot.lo - 1], ratios[boot.hi - 1]), rel=1e-12)
+    means = np.sort(reference_means(num, 11, 300, 0))
+    low, high = boot.mean_interval(np.array([0]), np.array([num.size]), num)
+    assert (low[0], high[0]) == pytest.approx((means[boot.lo - 1], means[boot.hi - 1]), rel=1e-12)
+
+
 def test_intervals_are_deterministic_across_connections():
     values = "[3.1, 2.7, 3.3, 2.9, 3.0, 3.6]"
     first = one(f"bootstrap_ratio({values}, [1.2, 1.1, 1.3])")

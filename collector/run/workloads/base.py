@@ -169,6 +169,8 @@ class Workload(ABC):
         spec = dict(self.params.get("optim", {"name": "sgd", "lr": 0.1}))
         name = spec.pop("name", "sgd")
         spec.pop("warmup_steps", None)
+        if spec.pop("fused", False) and self.ctx.device.type == "cuda":
+            spec["fused"] = True  # one kernel for the whole update: less host work per step
         if self.params.get("batch_per_accelerator") and "lr" in spec:
             spec["lr"] = float(spec["lr"]) * self.ctx.world  # linear scaling with the batch
         if name == "sgd":

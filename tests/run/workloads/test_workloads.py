@@ -80,3 +80,14 @@ def test_tensor_shards_split_each_global_batch_across_ranks():
         assert len(ids) == 8  # disjoint halves of one global batch
     seen = torch.cat([b[0][:, 0, 0, 0] for s in shards for b in s.epoch(3)])
     assert sorted(seen.tolist()) == list(range(40))  # one epoch covers every sample once
+
+
+def test_fused_update_is_asked_for_on_gpus_only():
+    small = load_suite("v0.5").benchmarks["resnet"].scales["small"].params
+    assert small["optim"]["fused"] and small["ddp"]["gradient_as_bucket_view"]
+    params = copy.deepcopy(load_suite("v0.5").benchmarks["resnet"].scales["tiny"].params)
+    params.update(train_samples=64, eval_samples=16)
+    params["optim"] = {**params["optim"], "fused": True}
+    w = workload_class("resnet")(params, "tiny", RunContext(device=torch.device("cpu")))
+    opt = w.make_optimizer(w.build_model())
+    assert not opt.defaults.get("fused")
