@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -181,6 +183,25 @@ def _parse_all(
 
 def _parse_batch(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
+    with _gc_paused():
+        return _parse_entries(entries, known, source)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cycle collection meanwhile: parsing makes no cycles, only long lists that each
+    young-generation pass would walk again."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _parse_entries(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
     items = [_parse_read(entry, _read(entry.path), known, source) for entry in entries]
     events = _events_table(
         [(item.run["run_id"], item.events) for item in items if item.run and item.events]
@@ -199,7 +220,7 @@ def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
     counts = np.array([len(events) for _, events in runs], dtype=np.int64)
     owner = np.repeat(np.arange(len(runs)), counts)
     starts = np.cumsum(counts) - counts
-    meta = list(chain.from_iterable(events.metadata for _, events in runs))
+    meta = list(chain.from_iterable(events.raw_metadata for _, events in runs))
     return load("events").table_from_arrays(
         [
             pa.array([run_id for run_id, _ in runs], pa.string()).take(owner),
@@ -207,12 +228,15 @@ def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
             pa.array(list(chain.from_iterable(events.lines for _, events in runs)), pa.int64()),
             pa.array(np.concatenate([np.asarray(events.time_s, np.float64) for _, events in runs])),
             pa.array(list(chain.from_iterable(events.keys for _, events in runs)), pa.string()),
-            pa.array(list(chain.from_iterable(events.values for _, events in runs)), pa.string()),
-            pa.nulls(len(meta), pa.string())
-            if meta.count(None) == len(meta)
-            else pa.array(meta, pa.string()),
+            _utf8(list(chain.from_iterable(events.raw_values for _, events in runs))),
+            pa.nulls(len(meta), pa.string()) if meta.count(None) == len(meta) else _utf8(meta),
         ]
     )
+
+
+def _utf8(texts: list[bytes | None]) -> pa.Array:
+    """A string array of UTF-8 texts (the cast checks them), without decoding each."""
+    return pa.array(texts, pa.binary()).cast(pa.string())
 
 
 def _read(path: Path) -> tuple[bytes, str] | OSError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -65,22 +66,29 @@ def map_batches(
     processes. Workers hand results back through files: read from a pipe by this busy
     process, a large result would hold its worker up for a while. The workers are left
     to exit on their own once all results are in.
+
+    The first batches are handed out, and so the workers forked, before `fn` runs here: a
+    worker forked while this process imports a module (`fn` may import lazily) would wait
+    for ever on that module's import lock.
     """
     if processes < 2 or len(batches) < 2:
         return [fn(batch, *shared) for batch in batches]
     queue = _Queue(batches)
     with tempfile.TemporaryDirectory(prefix="collector-") as spool:
         pool = ProcessPoolExecutor(processes - 1, initializer=_init, initargs=(fn, shared, spool))
-        feeder = threading.Thread(target=queue.feed, args=(pool, processes - 1))
-        feeder.start()
+        feeder: threading.Thread | None = None
         try:
+            pending = queue.submit(pool, processes - 1, {})
+            feeder = threading.Thread(target=queue.feed, args=(pool, processes - 1, pending))
+            feeder.start()
             while (i := queue.claim(front=False)) is not None:
                 queue.results[i] = fn(batches[i], *shared)
         except BaseException:
             queue.stop = True  # the feeder submits nothing more
             raise
         finally:
-            feeder.join()
+            if feeder is not None:
+                feeder.join()
             pool.shutdown(wait=queue.error is not None or len(queue.results) < len(batches))
     if queue.error is not None:
         raise queue.error
@@ -109,15 +117,24 @@ class _Queue(Generic[T, R]):
             self.back -= 1
             return self.back + 1
 
-    def feed(self, pool: ProcessPoolExecutor, workers: int) -> None:
-        """Keep each worker busy with batches from the front, one queued behind the one it
-        works on while enough are left (a queued batch cannot be taken back)."""
-        pending: dict[Future[Any], int] = {}
+    def submit(
+        self, pool: ProcessPoolExecutor, workers: int, pending: dict[Future[Any], int]
+    ) -> dict[Future[Any], int]:
+        """Queue batches from the front: one for each worker, and one behind it while
+        enough are left (a queued batch cannot be taken back)."""
+        depth = workers * (2 if self.back - self.front >= 4 * workers else 1)
+        while len(pending) < depth and (i := self.claim(front=True)) is not None:
+            pending[pool.submit(_call, self.batches[i])] = i
+        return pending
+
+    def feed(
+        self, pool: ProcessPoolExecutor, workers: int, pending: dict[Future[Any], int]
+    ) -> None:
+        """Keep each worker busy with batches from the front until none are left, and
+        gather their results."""
         try:
             while True:
-                depth = workers * (2 if self.back - self.front >= 4 * workers else 1)
-                while len(pending) < depth and (i := self.claim(front=True)) is not None:
-                    pending[pool.submit(_call, self.batches[i])] = i
+                self.submit(pool, workers, pending)
                 if not pending:
                     return
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -134,6 +151,9 @@ class _Queue(Generic[T, R]):
 
 def _init(fn: Callable[..., Any], shared: tuple[Any, ...], spool: str) -> None:
     die_with_parent()
+    # what the worker inherited lives as long as the worker: no collection need walk it
+    # (walking it would also copy every page that it touches)
+    gc.freeze()
     _SHARED["fn"], _SHARED["shared"], _SHARED["spool"] = fn, shared, spool
 
 

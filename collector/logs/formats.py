@@ -3,6 +3,8 @@
 Each format is a marker and the grammar of the rest of an event line, applied to the whole
 bytes of a log in one pass. The shared scanner in `collector.logs.scan` does everything else
 (line numbers, duplicates, issues). Markers may appear mid-line, after other program output.
+No grammar ever needs to backtrack (each repetition ends where the next part cannot start),
+so repetitions are possessive (`*+`, `++`): the same matches, with less work.
 """
 
 from __future__ import annotations
@@ -34,19 +36,19 @@ class LogFormat:
         )
 
 
-_KEY = rb"([A-Za-z_][^\s:]*)"
-_TS = rb"([0-9]+(?:\.[0-9]*)?)"
+_KEY = rb"([A-Za-z_][^\s:]*+)"
+_TS = rb"([0-9]++(?:\.[0-9]*+)?)"
 
 FORMATS: tuple[LogFormat, ...] = (
     LogFormat(
         name="mlperf-v0.5",
         marker=b":::MLPv0.5.0",
         # :::MLPv0.5.0 <benchmark> <timestamp> (<file>:<line>) <key>[: <value>]
-        body=rb"[ \t]+(\S+)[ \t]+"
+        body=rb"[ \t]++(\S++)[ \t]++"
         + _TS
-        + rb"[ \t]+\([^)\n]*\)[ \t]+"
+        + rb"[ \t]++\([^)\n]*+\)[ \t]++"
         + _KEY
-        + rb"[ \t]*:?[ \t]*([^\n]*)",
+        + rb"[ \t]*+:?[ \t]*+([^\n]*+)",
         fields=("bench", "ts", "key", "value"),
         time_unit_s=1.0,
         default_round="v0.5",
@@ -55,7 +57,7 @@ FORMATS: tuple[LogFormat, ...] = (
         name="mllog",
         marker=b":::MLLOG",
         # :::MLLOG {"time_ms": ..., "key": ..., "value": ..., "metadata": {...}}
-        body=rb"[ \t]+(\{[^\n]*)",
+        body=rb"[ \t]++(\{[^\n]*+)",
         fields=("json",),
         time_unit_s=0.001,
         default_round=None,
@@ -64,7 +66,7 @@ FORMATS: tuple[LogFormat, ...] = (
         name="mlperf-v0.6",
         marker=b":::MLL",
         # :::MLL <timestamp> <key>: {"value": ..., "metadata": {...}}
-        body=rb"[ \t]+" + _TS + rb"[ \t]+" + _KEY + rb"[ \t]*:([^\n]*)",
+        body=rb"[ \t]++" + _TS + rb"[ \t]++" + _KEY + rb"[ \t]*+:([^\n]*+)",
         fields=("ts", "key", "value"),
         time_unit_s=1.0,
         default_round="v0.6",

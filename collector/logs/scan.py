@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 
@@ -32,19 +33,42 @@ class Issue:
 
 @dataclass
 class Events:
-    """The events of one log, in file order, as parallel columns."""
+    """The events of one log, in file order, as parallel columns.
+
+    Values and metadata stay UTF-8 bytes (bytes that were not UTF-8 replaced by U+FFFD), as
+    most are only stored: `value(i)` decodes one, the `values` and `metadata` lists all.
+    """
 
     fmt: LogFormat | None
     time_s: list[float] | np.ndarray = field(default_factory=list)  # seconds (float64)
     keys: list[str] = field(default_factory=list)
-    values: list[str] = field(default_factory=list)  # the value text as logged
-    metadata: list[str | None] = field(default_factory=list)  # JSON text (MLLOG)
+    raw_values: list[bytes] = field(default_factory=list)  # the value text as logged
+    raw_metadata: list[bytes | None] = field(default_factory=list)  # JSON text (MLLOG)
     lines: list[int] = field(default_factory=list)
     benchmark: str | None = None  # v0.5 names the benchmark on every line
     issues: list[Issue] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    @property
+    def values(self) -> list[str]:
+        """Every value text, decoded."""
+        return list(map(bytes.decode, self.raw_values))
+
+    @property
+    def metadata(self) -> list[str | None]:
+        """Every metadata text, decoded; None where an event has none."""
+        return [None if m is None else m.decode() for m in self.raw_metadata]
+
+    def value(self, i: int) -> str:
+        """The value text of event i."""
+        return self.raw_values[i].decode()
+
+    def meta(self, i: int) -> str | None:
+        """The metadata text of event i, if any."""
+        raw = self.raw_metadata[i]
+        return None if raw is None else raw.decode()
 
     def warn(self, code: str, message: str, line: int | None = None) -> None:
         self.issues.append(Issue("warning", code, message, line))
@@ -73,6 +97,7 @@ def scan(data: bytes) -> Events:
 
 
 def _check_encoding(data: bytes, events: Events) -> str:
+    """The encoding: ascii, utf-8, or broken (not UTF-8 throughout, with a warning)."""
     if data.isascii():
         return "ascii"
     try:
@@ -80,22 +105,41 @@ def _check_encoding(data: bytes, events: Events) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         events.warn("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start})", line)
+        return "broken"
     return "utf-8"
+
+
+def _texts(raw: Sequence[bytes], encoding: str) -> Sequence[bytes]:
+    """Value texts as UTF-8: as they are, unless the log is not UTF-8 throughout."""
+    if encoding != "broken":
+        return raw
+    return [text.decode("utf-8", "replace").encode() for text in raw]
+
+
+def _names(raw: Sequence[bytes]) -> list[str]:
+    """Keys decoded (invalid UTF-8 replaced), each distinct key once."""
+    names = {key: key.decode("utf-8", "replace") for key in set(raw)}
+    return list(map(names.__getitem__, raw))
 
 
 def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None:
     width = len(fmt.fields) + 1
     parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
     found = len(parts) // width
-    tagged = data.count(b":::ML")  # the markers of every format
+    starts = _tag_starts(data)  # the markers of every format
+    tagged = len(starts)
     # each match starts with one of our markers: if every marker matched, one count suffices
     markers = found if tagged == found else data.count(fmt.marker)
     if found != markers:  # a marker line the grammar rejects, or another format
         columns, lines = _collect_loose(data, fmt, events)
     else:
-        counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
-        lines = list(accumulate(counts, initial=1))
-        del lines[0]
+        if tagged == found:  # match k starts at marker k: its line from the newlines before
+            newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+            lines = (np.searchsorted(newlines, starts) + 1).tolist()
+        else:
+            counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
+            lines = list(accumulate(counts, initial=1))
+            del lines[0]
         columns = [parts[i::width] for i in range(1, width)]
         if len(data) > MAX_EVENT_BYTES:  # else no value can be over the limit
             _drop_long(columns, lines, events)
@@ -103,7 +147,7 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
         events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
         return
     if fmt.fields == ("json",):
-        _json_events(columns[0], lines, fmt, events)
+        _json_events(columns[0], lines, fmt, encoding, events)
     else:
         _text_events(dict(zip(fmt.fields, columns, strict=True)), lines, fmt, encoding, events)
     _check_clock(events)
@@ -116,6 +160,18 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     ]
     if others:
         events.warn("mixed-formats", f"lines of other formats ignored: {others}")
+
+
+def _tag_starts(data: bytes) -> np.ndarray:
+    """The offsets of every `:::ML` in the bytes (the markers of all formats), found by
+    their rarest letter; the same as `data.count(b":::ML")` occurrences, as the tag cannot
+    overlap itself."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    m = np.flatnonzero(arr[3:-1] == ord("M"))  # m: offset of a candidate tag
+    colon = ord(":")
+    return m[
+        (arr[m + 4] == ord("L")) & (arr[m] == colon) & (arr[m + 1] == colon) & (arr[m + 2] == colon)
+    ]
 
 
 def _collect_loose(
@@ -176,19 +232,15 @@ def _text_events(
     # Arrow parses as float() does (correctly rounded), in C
     times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy()
     events.time_s = times * fmt.time_unit_s if fmt.time_unit_s != 1.0 else times
-    if encoding == "ascii":  # plain bytes.decode in C, no error handler needed
-        events.keys, events.values = list(map(bytes.decode, keys)), list(map(bytes.decode, values))
-    else:
-        events.keys = list(map(bytes.decode, keys, repeat(encoding), repeat("replace")))
-        events.values = list(map(bytes.decode, values, repeat(encoding), repeat("replace")))
-    events.metadata = [None] * len(events.keys)
+    events.keys, events.raw_values = _names(keys), list(_texts(values, encoding))
+    events.raw_metadata = [None] * len(keys)
     events.lines = lines
     if benches is not None:
         distinct = set(benches)
         if len(distinct) == 1:
-            events.benchmark = distinct.pop().decode(encoding, "replace")
+            events.benchmark = distinct.pop().decode("utf-8", "replace")
         else:
-            names = sorted(b.decode(encoding, "replace") for b in distinct)
+            names = sorted(b.decode("utf-8", "replace") for b in distinct)
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
 
 
@@ -200,32 +252,34 @@ _MLLOG_FIELDS = re.compile(
 )
 
 
-def _json_events(raws: list[bytes], lines: list[int], fmt: LogFormat, events: Events) -> None:
+def _json_events(
+    raws: list[bytes], lines: list[int], fmt: LogFormat, encoding: str, events: Events
+) -> None:
     rows = _MLLOG_FIELDS.findall(b"\n".join(raws))
     if all(row[0] for row in rows):  # the usual case: columns at once
         ts, keys, values, metadata = zip(*rows, strict=True)
         times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy() * fmt.time_unit_s
         columns = [
             times.tolist(),
-            *(
-                list(map(bytes.decode, c, repeat("utf-8"), repeat("replace")))
-                for c in (keys, values, metadata)
-            ),
+            _names(keys),
+            list(_texts(values, encoding)),
+            list(_texts(metadata, encoding)),
             lines,
         ]
         if len(set(zip(*columns[:3], strict=True))) != len(lines):  # an event printed twice
-            seen: set[tuple[float, str, str]] = set()
+            seen: set[tuple[float, str, bytes]] = set()
             keep = [not (t in seen or seen.add(t)) for t in zip(*columns[:3], strict=True)]
             columns = [list(compress(c, keep)) for c in columns]
-        events.time_s, events.keys, events.values, events.metadata, events.lines = columns
+        events.time_s, events.keys, events.raw_values, events.raw_metadata, events.lines = columns
         return
     seen = set()
     unit = fmt.time_unit_s
     for raw, line, (ts, key_b, value_b, meta_b) in zip(raws, lines, rows, strict=True):
         if ts:
             time_s = float(ts) * unit
-            key, value = key_b.decode("utf-8", "replace"), value_b.decode("utf-8", "replace")
-            meta: str | None = meta_b.decode("utf-8", "replace")
+            key = key_b.decode("utf-8", "replace")
+            value, meta_t = _texts([value_b, meta_b], encoding)
+            meta: bytes | None = meta_t
         else:
             try:
                 obj = json.loads(raw)
@@ -234,15 +288,15 @@ def _json_events(raws: list[bytes], lines: list[int], fmt: LogFormat, events: Ev
             except (ValueError, TypeError, KeyError):
                 events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
                 continue
-            value = json.dumps(obj.get("value"))
-            meta = json.dumps(obj["metadata"]) if obj.get("metadata") is not None else None
+            value = json.dumps(obj.get("value")).encode()
+            meta = json.dumps(obj["metadata"]).encode() if obj.get("metadata") is not None else None
         if (time_s, key, value) in seen:
             continue
         seen.add((time_s, key, value))
         events.time_s.append(time_s)
         events.keys.append(key)
-        events.values.append(value)
-        events.metadata.append(meta)
+        events.raw_values.append(value)
+        events.raw_metadata.append(meta)
         events.lines.append(line)
 
 

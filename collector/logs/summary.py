@@ -66,8 +66,8 @@ def decoded(events: Events, i: int, texts: _Texts | None = None) -> tuple[Any, d
     """The value and metadata of event i, whatever the format. With `texts`, each distinct
     text is decoded once (values repeat: eval_target at every evaluation, null)."""
     memo: _Texts = {} if texts is None else texts
-    value = _once(memo, decode_value, events.values[i])
-    meta_text = events.metadata[i]
+    value = _once(memo, decode_value, events.value(i))
+    meta_text = events.meta(i)
     meta: dict[str, Any] = _once(memo, json.loads, meta_text) if meta_text else {}
     if events.fmt is not None and events.fmt.name == "mlperf-v0.6" and isinstance(value, dict):
         # v0.6 wraps value and metadata in one JSON object
@@ -102,7 +102,7 @@ def summarize(events: Events) -> RunSummary:
     epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
     decodes = epoch_keys | _INTERESTING
     picked, epochs, distinct = _pick(events, epoch_keys | _INTERESTING | {start_key, stop_key})
-    values, lines = events.values, events.lines
+    lines = events.lines
     texts: _Texts = {}
     for i in picked:
         key = events.keys[i]
@@ -123,7 +123,7 @@ def summarize(events: Events) -> RunSummary:
         if key == quality_key:
             quality = as_float(value)
             if quality is None:
-                events.warn("bad-value", f"{key} has no number: {values[i][:60]}", lines[i])
+                events.warn("bad-value", f"{key} has no number: {events.value(i)[:60]}", lines[i])
             else:
                 out.evals.append(Eval(float(events.time_s[i]), epoch, quality, lines[i]))
         elif key in target_keys:
@@ -149,18 +149,17 @@ def summarize(events: Events) -> RunSummary:
 def _pick(events: Events, wanted: frozenset[str]) -> tuple[list[int], list[float], set[str]]:
     """The events a summary reads, in order; the epoch of those that need no decoding (the
     bare counters of v0.5, `train_epoch: 3`); and the distinct keys of the log."""
-    keys, values, metadata = events.keys, events.values, events.metadata
+    keys, metadata = events.keys, events.raw_metadata
     distinct = set(keys)
     chosen = {key for key in distinct if key in wanted or key[:11] == "submission_"}
     picked = list(compress(range(len(keys)), map(chosen.__contains__, keys)))
     counters = chosen & (frozenset(rules()["epoch_keys"]) - _INTERESTING)
-    bare = [
-        i for i in picked if keys[i] in counters and metadata[i] is None and values[i].isdigit()
-    ]
+    texts = {i: events.value(i) for i in picked if keys[i] in counters and metadata[i] is None}
+    bare = [i for i, text in texts.items() if text.isdigit()]
     if not bare:
         return picked, [], distinct
     skip = set(bare)
-    epochs = [float(max(int(values[i]) for i in bare))]
+    epochs = [float(max(int(texts[i]) for i in bare))]
     return [i for i in picked if i not in skip], epochs, distinct
 
 

@@ -8,6 +8,8 @@ import warnings
 from typing import Any
 
 _NUMBER_START = frozenset("0123456789")
+# json's own C scanner: json.loads without its wrapper (whitespace checks, type dispatch)
+_SCAN_JSON = json.JSONDecoder().scan_once
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 
@@ -26,9 +28,11 @@ def decode_value(text: str) -> Any:
         return None
     if text[0] in _NUMBER_START and text.isdigit():
         return int(text)  # the common case (train_epoch: 3), without the JSON machinery
-    try:
-        return json.loads(text)
-    except ValueError:
+    try:  # as json.loads(text): text has no surrounding whitespace left
+        found, end = _SCAN_JSON(text, 0)
+        if end == len(text):
+            return found
+    except (ValueError, StopIteration):
         pass
     if text in _PY_LITERALS:
         return json.loads(_PY_LITERALS[text])

@@ -71,6 +71,28 @@ def _pool(pid: int) -> ThreadPoolExecutor:
 
 
 _scratch = threading.local()
+_working = [0]  # threads at work on intervals in this process
+_counting = threading.Lock()
+
+
+def _claim(wanted: int) -> int:
+    """Count the calling thread at work, with up to `wanted` helpers that keep at most THREADS
+    at work in all; returns the helpers granted. A negative `wanted` counts that many off."""
+    with _counting:
+        if wanted < 0:
+            _working[0] += wanted
+            return 0
+        granted = max(0, min(wanted, THREADS - _working[0] - 1))
+        _working[0] += 1 + granted
+        return granted
+
+
+def _helping(share: Callable[[], None]) -> None:
+    """Run `share` as a helper, counted off when it ends."""
+    try:
+        share()
+    finally:
+        _claim(-1)
 
 
 def _buffer(name: str, rows: int, cols: int) -> np.ndarray:
@@ -209,20 +231,30 @@ class Bootstrap:
         tasks: Sequence[np.ndarray],
         size: int,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of `size` rows from `work` on each task of rows, the tasks shared out
-        in turn to THREADS threads (this one among them); NaN for rows in no task."""
+        """(low, high) of `size` rows from `work` on each task of rows, taken in turn by this
+        thread and by as many helper threads as keep at most THREADS at work in all (DuckDB
+        may call from several threads at once); NaN for rows in no task."""
         low = np.full(size, np.nan)
         high = np.full(size, np.nan)
+        pending = iter(tasks)
+        taking = threading.Lock()
 
-        def share(turn: int) -> None:
-            for rows in tasks[turn::THREADS]:
+        def share() -> None:
+            while True:
+                with taking:
+                    rows = next(pending, None)
+                if rows is None:
+                    return
                 low[rows], high[rows] = work(rows)
 
         pool = _pool(os.getpid())
-        others = [pool.submit(share, turn) for turn in range(1, min(THREADS, len(tasks)))]
-        share(0)
-        for other in others:
-            other.result()
+        others = [pool.submit(_helping, share) for _ in range(_claim(len(tasks) - 1))]
+        try:
+            share()
+        finally:
+            _claim(-1)
+            for other in others:
+                other.result()
         return low, high
 
     def mean_interval(

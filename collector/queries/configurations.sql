@@ -12,9 +12,7 @@ WITH summary AS (
         max(nodes) AS nodes, any_value(framework) AS framework,
         any_value(precision) AS precision, any_value(interconnect) AS interconnect,
         any_value(scale) AS scale, any_value(batch_size) AS batch_size,
-        count(minutes) AS runs, avg(minutes) AS minutes,
-        count(throughput_samples_per_s) AS throughput_runs,
-        avg(throughput_samples_per_s) AS throughput_samples_per_s,
+        count(minutes) AS runs, count(throughput_samples_per_s) AS throughput_runs,
         string_agg(DISTINCT qualifiers, ',') AS qualifiers,
         string_agg(evidence_id, ',') FILTER (WHERE source = 'published') AS published_row_ids
     FROM observations
@@ -24,17 +22,20 @@ SELECT
     s.config_id, s.pool_id, s.source, s.round, s.division, s.submitter, s.system_id, s.system,
     s.benchmark, s.accelerator, s.accelerator_key, s.chip, s.accelerators, s.nodes,
     s.framework, s.precision, s.interconnect, s.scale, s.batch_size,
-    s.runs, s.minutes, ci.minutes.low AS minutes_ci_low, ci.minutes.high AS minutes_ci_high,
-    s.throughput_runs, s.throughput_samples_per_s,
+    s.runs, ci.minutes_mean AS minutes, ci.minutes.low AS minutes_ci_low,
+    ci.minutes.high AS minutes_ci_high, s.throughput_runs,
+    ci.throughput_mean AS throughput_samples_per_s,
     ci.throughput.low AS throughput_ci_low_samples_per_s,
     ci.throughput.high AS throughput_ci_high_samples_per_s,
     s.qualifiers, s.published_row_ids
 FROM summary AS s
 JOIN (
     SELECT
-        config_id, bootstrap_mean(minutes) AS minutes,
+        -- means over the ordered lists: the same sum order on any number of threads
+        config_id, list_avg(minutes) AS minutes_mean, bootstrap_mean(minutes) AS minutes,
+        list_avg(throughput_samples_per_s) AS throughput_mean,
         bootstrap_mean(throughput_samples_per_s) AS throughput
     FROM samples
 ) AS ci USING (config_id)
 ORDER BY s.source, s.round, s.benchmark, s.system_id, s.accelerators, s.precision,
-    s.interconnect, s.batch_size
+    s.interconnect, s.batch_size, s.config_id

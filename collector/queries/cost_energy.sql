@@ -15,4 +15,4 @@ FROM configurations AS c
 LEFT JOIN accelerator_models AS m ON m.key = c.accelerator_key
 LEFT JOIN prices AS p ON p.accelerator_key = c.accelerator_key
 WHERE c.minutes IS NOT NULL AND c.accelerators > 0
-ORDER BY c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision
+ORDER BY c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision, c.config_id

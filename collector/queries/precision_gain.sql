@@ -3,7 +3,7 @@
 -- benchmark, accelerator model and count, framework, interconnect and proxy scale, from time
 -- to train (kind time) and throughput (kind throughput); gains stated by studies against FP32
 -- are added as kind 'published'.
-WITH configs AS (
+WITH configs AS NOT MATERIALIZED (
     SELECT
         -- collector names a local configuration <host>_<n>x<accel>_<precision>_<interconnect>:
         -- without its precision token, the name is the machine
@@ -13,7 +13,7 @@ WITH configs AS (
             AS hardware_id
     FROM configurations
 ),
-measured AS (
+measured AS NOT MATERIALIZED (
     SELECT *, 'time' AS kind, 'minutes' AS measure, minutes AS value, runs AS n
     FROM configs WHERE minutes IS NOT NULL
     UNION ALL
@@ -30,10 +30,10 @@ pairs AS (
         ON b.hardware_id = m.hardware_id AND b.kind = m.kind AND b.precision = 'fp32'
     WHERE m.precision IN ('fp16', 'bf16', 'tf32')
 ),
-boot AS (
+computed AS (
     -- time: fp32 time / time; throughput: throughput / fp32 throughput
     SELECT
-        p.config_id, p.baseline_config_id, p.kind,
+        p.*,
         CASE p.kind
             WHEN 'time' THEN bootstrap_ratio(y.minutes, x.minutes)
             ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
@@ -67,13 +67,10 @@ SELECT
     CASE p.kind WHEN 'throughput' THEN p.value END AS throughput_samples_per_s,
     CASE p.kind WHEN 'throughput' THEN p.baseline_value END
         AS baseline_throughput_samples_per_s,
-    p.gain, boot.ci.low AS gain_ci_low, boot.ci.high AS gain_ci_high,
-    boot.ci.low <= 1 AND boot.ci.high >= 1 AS within_noise,
+    p.gain, p.ci.low AS gain_ci_low, p.ci.high AS gain_ci_high,
+    p.ci.low <= 1 AND p.ci.high >= 1 AS within_noise,
     p.published_row_ids, p.qualifiers
-FROM pairs AS p
-LEFT JOIN boot
-    ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
-    AND boot.kind = p.kind
+FROM computed AS p
 UNION ALL
 SELECT
     'published', 'published', study, NULL,

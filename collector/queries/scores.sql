@@ -1,7 +1,7 @@
 -- scores: MLPerf time-to-train score of each system x benchmark configuration.
 -- Drops the fastest and the slowest scored run and averages the rest; a run that did not
 -- converge counts as infinitely slow, so a score with one inside the average is unscorable.
-WITH runs_in AS (
+WITH runs_in AS NOT MATERIALIZED (
     SELECT
         source, round, submitter, division, system_id, system, benchmark, run, status,
         run_start_unix_s, accelerator, nodes, scale,

@@ -81,4 +81,5 @@ JOIN configs AS c ON c.config_id = p.config_id
 JOIN configs AS base ON base.config_id = p.baseline_config_id
 LEFT JOIN boot
     ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
-ORDER BY p.baseline, c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision
+ORDER BY p.baseline, c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision,
+    c.config_id

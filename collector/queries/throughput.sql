@@ -9,4 +9,4 @@ SELECT
     published_row_ids, qualifiers
 FROM configurations
 WHERE throughput_samples_per_s IS NOT NULL
-ORDER BY source, round, benchmark, system_id, accelerators, precision
+ORDER BY source, round, benchmark, system_id, accelerators, precision, config_id

@@ -30,6 +30,8 @@ from collector.store.schemas import STORED_TABLES, all_schemas
 POINTER = "CURRENT"
 PREFIX = "snap-"
 DICTIONARY_MIN_ROWS = 50_000  # shorter tables are stored plain
+# rows per Parquet row group: DuckDB scans a file's row groups in parallel, one per thread
+ROW_GROUP_ROWS = 1 << 17
 DICTIONARY_BYTES = 64 << 10  # a column whose distinct values outgrow this is stored plain
 
 
@@ -132,6 +134,7 @@ def _write_table(item: tuple[str, pa.Table], staging: Path) -> None:
         compression="zstd",
         use_dictionary=data.num_rows >= DICTIONARY_MIN_ROWS,
         dictionary_pagesize_limit=DICTIONARY_BYTES,
+        row_group_size=ROW_GROUP_ROWS,
     )
     _fsync(path)
 
