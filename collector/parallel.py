@@ -75,7 +75,9 @@ def map_batches(
         return [fn(batch, *shared) for batch in batches]
     queue = _Queue(batches)
     with tempfile.TemporaryDirectory(prefix="collector-") as spool:
-        pool = ProcessPoolExecutor(processes - 1, initializer=_init, initargs=(fn, shared, spool))
+        pool = ProcessPoolExecutor(
+            processes - 1, initializer=_init, initargs=(fn, shared, spool, os.getpid())
+        )
         feeder: threading.Thread | None = None
         try:
             pending = queue.submit(pool, processes - 1, {})
@@ -149,16 +151,17 @@ class _Queue(Generic[T, R]):
                 future.cancel()
 
 
-def _init(fn: Callable[..., Any], shared: tuple[Any, ...], spool: str) -> None:
-    die_with_parent()
+def _init(fn: Callable[..., Any], shared: tuple[Any, ...], spool: str, parent: int) -> None:
+    die_with_parent(parent)
     # what the worker inherited lives as long as the worker: no collection need walk it
     # (walking it would also copy every page that it touches)
     gc.freeze()
     _SHARED["fn"], _SHARED["shared"], _SHARED["spool"] = fn, shared, spool
 
 
-def die_with_parent() -> None:
-    """Have the kernel end this process when its parent dies (Linux; elsewhere a no-op).
+def die_with_parent(parent: int) -> None:
+    """Have the kernel end this process when `parent`, its parent, dies (Linux; elsewhere
+    a no-op).
 
     A pool worker waits on a pipe that it also holds open itself, so it never sees the end of
     a parent killed with SIGKILL and would wait for ever.
@@ -171,7 +174,7 @@ def die_with_parent() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_pdeathsig = 1
     libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-    if os.getppid() == 1:  # the parent died before the request took effect
+    if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 
@@ -134,8 +134,7 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
         columns, lines = _collect_loose(data, fmt, events)
     else:
         if tagged == found:  # match k starts at marker k: its line from the newlines before
-            newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-            lines = (np.searchsorted(newlines, starts) + 1).tolist()
+            lines = _lines_at(data, starts)
         else:
             counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
             lines = list(accumulate(counts, initial=1))
@@ -162,6 +161,18 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
         events.warn("mixed-formats", f"lines of other formats ignored: {others}")
 
 
+def _lines_at(data: bytes, offsets: Sequence[int] | np.ndarray) -> list[int]:
+    """The 1-based line number of each byte offset."""
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    return (np.searchsorted(newlines, offsets) + 1).tolist()
+
+
+def _first_seen(rows: Iterable[Hashable]) -> list[bool]:
+    """For each row, whether it is the first of its equals (a line printed twice counts once)."""
+    seen: set[Hashable] = set()
+    return [not (row in seen or seen.add(row)) for row in rows]
+
+
 def _tag_starts(data: bytes) -> np.ndarray:
     """The offsets of every `:::ML` in the bytes (the markers of all formats), found by
     their rarest letter; the same as `data.count(b":::ML")` occurrences, as the tag cannot
@@ -179,8 +190,7 @@ def _collect_loose(
 ) -> tuple[list[list[bytes]], list[int]]:
     """The slow path: every marker, with the lines the grammar rejects reported."""
     matches = list(fmt.loose.finditer(data))
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    lines = (np.searchsorted(newlines, [m.start() for m in matches]) + 1).tolist()
+    lines = _lines_at(data, [m.start() for m in matches])
     groups = [m.groups() for m in matches]
     required = fmt.fields.index("json" if fmt.fields == ("json",) else "key")
     bad = [i for i, g in enumerate(groups) if g[required] is None]
@@ -224,8 +234,7 @@ def _text_events(
     # distinct timestamps (the usual case) leave nothing to compare
     if len(set(ts)) != len(ts) and len(set(zip(ts, keys, values, strict=True))) != len(ts):
         # an event printed twice (logger prefixes): the first counts
-        seen: set[tuple[bytes, bytes, bytes]] = set()
-        keep = [not (t in seen or seen.add(t)) for t in zip(ts, keys, values, strict=True)]
+        keep = _first_seen(zip(ts, keys, values, strict=True))
         ts, keys, values, lines = (list(compress(c, keep)) for c in (ts, keys, values, lines))
         if benches is not None:
             benches = list(compress(benches, keep))
@@ -267,8 +276,7 @@ def _json_events(
             lines,
         ]
         if len(set(zip(*columns[:3], strict=True))) != len(lines):  # an event printed twice
-            seen: set[tuple[float, str, bytes]] = set()
-            keep = [not (t in seen or seen.add(t)) for t in zip(*columns[:3], strict=True)]
+            keep = _first_seen(zip(*columns[:3], strict=True))
             columns = [list(compress(c, keep)) for c in columns]
         events.time_s, events.keys, events.raw_values, events.raw_metadata, events.lines = columns
         return

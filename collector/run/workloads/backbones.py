@@ -22,46 +22,50 @@ def conv_bn(cin: int, cout: int, k: int, stride: int = 1, relu: bool = True) -> 
     return nn.Sequential(*mods)
 
 
-class BasicBlock(nn.Module):
+class _Residual(nn.Module):
+    """A residual block: ``relu(body(x) + shortcut(x))``, the shortcut an identity where the
+    shape allows, else a strided 1x1 projection. The body's last batch norm starts at zero, so
+    a new block passes its input through."""
+
+    expansion = 1
+
+    def __init__(self, body: nn.Sequential, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.body = body
+        nn.init.zeros_(self.body[-1][1].weight)
+        self.short = (
+            conv_bn(cin, cout, 1, stride, relu=False) if stride != 1 or cin != cout else None
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        idt = x if self.short is None else self.short(x)
+        return torch.relu(self.body(x) + idt)
+
+
+class BasicBlock(_Residual):
     """Two 3x3 convolutions with an identity (or projection) shortcut: ResNet-18/34."""
 
     expansion = 1
 
     def __init__(self, cin: int, width: int, stride: int = 1) -> None:
-        super().__init__()
         cout = width * self.expansion
-        self.body = nn.Sequential(conv_bn(cin, width, 3, stride), conv_bn(width, cout, 3, 1, False))
-        nn.init.zeros_(self.body[-1][1].weight)
-        self.short = (
-            conv_bn(cin, cout, 1, stride, relu=False) if stride != 1 or cin != cout else None
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        idt = x if self.short is None else self.short(x)
-        return torch.relu(self.body(x) + idt)
+        body = nn.Sequential(conv_bn(cin, width, 3, stride), conv_bn(width, cout, 3, 1, False))
+        super().__init__(body, cin, cout, stride)
 
 
-class Bottleneck(nn.Module):
+class Bottleneck(_Residual):
     """1x1 reduce, 3x3 (strided, v1.5), 1x1 expand by 4, with a shortcut: ResNet-50."""
 
     expansion = 4
 
     def __init__(self, cin: int, width: int, stride: int = 1) -> None:
-        super().__init__()
         cout = width * self.expansion
-        self.body = nn.Sequential(
+        body = nn.Sequential(
             conv_bn(cin, width, 1),
             conv_bn(width, width, 3, stride),
             conv_bn(width, cout, 1, relu=False),
         )
-        nn.init.zeros_(self.body[-1][1].weight)
-        self.short = (
-            conv_bn(cin, cout, 1, stride, relu=False) if stride != 1 or cin != cout else None
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        idt = x if self.short is None else self.short(x)
-        return torch.relu(self.body(x) + idt)
+        super().__init__(body, cin, cout, stride)
 
 
 class ResNetTrunk(nn.Module):
