@@ -98,5 +98,42 @@ case $phase in
     ( run 2,3 transformer,maskrcnn 2 bf16 no-p2p --no-ceilings ) &
     wait
     ;;
+  variants)  # ResNet-50 small loop settings through the product: 4 epochs each, for throughput
+    vdir=.out/h200/variants; mkdir -p "$vdir"
+    mk() { local name=$1; shift; python3 benchmarks/suite_variant.py v0.5 resnet small "$vdir/$name.yml" max_epochs=4 eval_every=4 "$@"; }
+    vrun() {  # vrun <variant> <cuda devices> <gpus> <out>
+        if [ "$(left)" -lt 60 ]; then echo "no time left for variant $1 on $2"; return; fi
+        CUDA_VISIBLE_DEVICES=$2 timeout --signal=TERM --kill-after=30 "$(left)" \
+            python3 -m collector.cli run --suite "$vdir/$1.yml" --scale small --benchmarks resnet \
+            --gpus "$3" --precision bf16 --interconnect default --repeats 1 --no-ingest --no-ceilings \
+            --out "$vdir/$4" > "$vdir/log-$4.txt" 2>&1
+    }
+    mk b512
+    mk b512-nobcast params.ddp.broadcast_buffers=false params.ddp.bucket_cap_mb=100
+    mk b768 params.batch_size=768
+    mk b1024 params.batch_size=1024
+    vrun b512 0 1 b512-1gpu
+    for i in 0 1 2 3; do vrun b512 "$i" 1 "b512-1gpu-side-by-side-gpu$i" & done; wait
+    vrun b512 0,1,2,3 4 b512-4gpu
+    vrun b512-nobcast 0,1,2,3 4 b512-nobcast-4gpu
+    vrun b1024 0 1 b1024-1gpu
+    vrun b1024 0,1,2,3 4 b1024-4gpu
+    vrun b768 0 1 b768-1gpu
+    vrun b768 0,1,2,3 4 b768-4gpu
+    vrun b512 0,1,2,3 4 b512-4gpu-again
+    python3 benchmarks/throughput_summary.py "$vdir" | tee "$vdir/summary.txt"
+    run 0,1,2,3 transformer,maskrcnn 4 bf16 default --no-ceilings
+    run 0,1,2,3 transformer,maskrcnn 4 bf16 no-p2p --no-ceilings
+    ;;
+  resnet1024)  # ResNet-50 small at 1024 images per GPU, bf16, each configuration alone
+    run 0,1,2,3 resnet 4,2 bf16 default --no-ceilings
+    run 0 resnet 1 bf16 default --no-ceilings
+    run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
+    ;;
+  resnet-maxlr)  # ResNet-50 small on 4 GPUs with the learning rate capped, then 2 GPUs without p2p
+    rm -rf "$out"/results/vm_4xh200_bf16_*/resnet "$out"/results/vm_2xh200_bf16_no-p2p/resnet
+    run 0,1,2,3 resnet 4 bf16 default --no-ceilings
+    run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
+    ;;
   *) echo "unknown phase $phase"; exit 2 ;;
 esac

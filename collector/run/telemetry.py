@@ -1,4 +1,5 @@
-"""Background sampling (~1 Hz) of GPU utilisation, memory and power, and host CPU utilisation."""
+"""Background sampling (~1 Hz) of GPU utilisation, memory, power, SM clock and temperature, and
+host CPU utilisation."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from types import TracebackType
 
 import psutil
 
-COLUMNS = ["time_s", "device", "gpu_util_pct", "gpu_mem_used_mib", "gpu_power_w", "cpu_util_pct"]
+COLUMNS = [
+    "time_s",
+    "device",
+    "gpu_util_pct",
+    "gpu_mem_used_mib",
+    "gpu_power_w",
+    "gpu_sm_clock_mhz",
+    "gpu_temp_c",
+    "cpu_util_pct",
+]
 
 
 class Telemetry:
@@ -65,13 +75,15 @@ class Telemetry:
         t = round(time.monotonic() - self._t0, 3)
         cpu = psutil.cpu_percent(interval=None)
         if self._nv is None:
-            self._csv.writerow([t, "cpu", "", "", "", cpu])
+            self._csv.writerow([t, "cpu", "", "", "", "", "", cpu])
         else:
             for idx, h in zip(self.gpu_indices, self._handles, strict=True):
                 util = self._nv.nvmlDeviceGetUtilizationRates(h).gpu
                 mem = self._nv.nvmlDeviceGetMemoryInfo(h).used / 2**20
                 power = self._nv.nvmlDeviceGetPowerUsage(h) / 1000
-                self._csv.writerow([t, idx, util, round(mem, 1), round(power, 1), cpu])
+                clock = self._nv.nvmlDeviceGetClockInfo(h, self._nv.NVML_CLOCK_SM)
+                temp = self._nv.nvmlDeviceGetTemperature(h, self._nv.NVML_TEMPERATURE_GPU)
+                self._csv.writerow([t, idx, util, round(mem, 1), round(power, 1), clock, temp, cpu])
         self._file.flush()
 
     def _loop(self) -> None:

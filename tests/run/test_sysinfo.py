@@ -87,4 +87,5 @@ def test_telemetry_samples_about_every_interval(tmp_path):
     assert len(rows) >= 4
     times = [float(r[0]) for r in rows[1:]]
     assert times == sorted(times) and all(r[1] == "cpu" for r in rows[1:])
-    assert all(0 <= float(r[5]) <= 100 for r in rows[1:])
+    assert all(0 <= float(r[COLUMNS.index("cpu_util_pct")]) <= 100 for r in rows[1:])
+    assert all(r[2:7] == [""] * 5 for r in rows[1:])

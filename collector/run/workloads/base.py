@@ -169,10 +169,14 @@ class Workload(ABC):
         spec = dict(self.params.get("optim", {"name": "sgd", "lr": 0.1}))
         name = spec.pop("name", "sgd")
         spec.pop("warmup_steps", None)
+        max_lr = spec.pop("max_lr", None)
         if spec.pop("fused", False) and self.ctx.device.type == "cuda":
             spec["fused"] = True  # one kernel for the whole update: less host work per step
         if self.params.get("batch_per_accelerator") and "lr" in spec:
-            spec["lr"] = float(spec["lr"]) * self.ctx.world  # linear scaling with the batch
+            # linear scaling with the batch, up to max_lr where plain SGD stops converging
+            spec["lr"] = float(spec["lr"]) * self.ctx.world
+            if max_lr is not None:
+                spec["lr"] = min(spec["lr"], float(max_lr))
         if name == "sgd":
             spec.setdefault("momentum", 0.9)
             return torch.optim.SGD(model.parameters(), **spec)

@@ -91,3 +91,16 @@ def test_fused_update_is_asked_for_on_gpus_only():
     w = workload_class("resnet")(params, "tiny", RunContext(device=torch.device("cpu")))
     opt = w.make_optimizer(w.build_model())
     assert not opt.defaults.get("fused")
+
+
+@pytest.mark.parametrize(("world", "lr"), [(1, 0.4), (2, 0.8), (4, 0.8), (8, 0.8)])
+def test_learning_rate_scales_with_the_gpus_up_to_max_lr(world, lr):
+    small = load_suite("v0.5").benchmarks["resnet"].scales["small"].params
+    params = copy.deepcopy(load_suite("v0.5").benchmarks["resnet"].scales["tiny"].params)
+    params.update(train_samples=64, eval_samples=16, batch_per_accelerator=True)
+    params["optim"] = {**small["optim"], "fused": False}
+    ctx = RunContext(device=torch.device("cpu"), world=world)
+    w = workload_class("resnet")(params, "tiny", ctx)
+    opt = w.make_optimizer(torch.nn.Linear(2, 2))
+    assert opt.param_groups[0]["lr"] == pytest.approx(lr)
+    assert "max_lr" not in opt.defaults
