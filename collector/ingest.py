@@ -20,6 +20,7 @@ import pyarrow as pa
 from collector import store as stores
 from collector.logs.scan import Events, Issue, scan
 from collector.logs.summary import RunSummary, summarize
+from collector.logs.telemetry import read_telemetry, telemetry_path
 from collector.parallel import map_batches, split_by_size, usable_cpus
 from collector.published import is_published_folder, load_published
 from collector.store.schemas import load
@@ -28,6 +29,8 @@ from collector.systems import classify_interconnect, read_description, system_ro
 from collector.trees import LogEntry, find_logs
 
 SOURCES = ("official", "local", "published")
+# tables of many rows per run, built per batch of logs
+RUN_TABLES = ("evals", "telemetry")
 PARALLEL_MIN_BYTES = 16 << 20  # below this, worker start-up costs more than it saves
 
 
@@ -71,23 +74,22 @@ class IngestReport:
 class _Parsed:
     run: dict[str, Any] | None = None
     events: Events | None = None  # until the batch table holds them
-    evals: list[dict[str, Any]] = field(default_factory=list)
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # of RUN_TABLES, as events
     issues: list[IssueRow] = field(default_factory=list)
     system: dict[str, Any] | None = None
     digest: str | None = None
     size: int = 0
     unchanged: bool = False
-    event_rows: int = 0  # rows in the batch tables, once they hold them
-    eval_rows: int = 0
+    counts: dict[str, int] = field(default_factory=dict)  # rows in the batch tables, once there
 
 
 @dataclass
 class _Batch:
-    """The parsed logs of consecutive entries, their events and evals in one table each."""
+    """The parsed logs of consecutive entries, their events, evals and telemetry in one table
+    each."""
 
     items: list[_Parsed]
-    events: pa.Table
-    evals: pa.Table
+    tables: dict[str, pa.Table]
 
 
 def ingest(
@@ -118,12 +120,12 @@ def ingest(
     seen: set[str] = set()
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
-    events: list[tuple[pa.Table, int, int]] = []
-    evals: list[tuple[pa.Table, int, int]] = []
+    slices: dict[str, list[tuple[pa.Table, int, int]]] = {n: [] for n in ("events", *RUN_TABLES)}
     for batch in batches:
-        event_at = eval_at = 0
+        at = dict.fromkeys(slices, 0)
         for item in batch.items:
-            event_at, eval_at = event_at + item.event_rows, eval_at + item.eval_rows
+            for name in slices:
+                at[name] += item.counts.get(name, 0)
             report.bytes += item.size
             for issue in item.issues:
                 _emit(report, on_issue, issue)
@@ -135,8 +137,9 @@ def ingest(
             if item.run is None:
                 continue
             runs.append(item.run)
-            events.append((batch.events, event_at - item.event_rows, item.event_rows))
-            evals.append((batch.evals, eval_at - item.eval_rows, item.eval_rows))
+            for name, kept in slices.items():
+                count = item.counts.get(name, 0)
+                kept.append((batch.tables[name], at[name] - count, count))
             if item.system and item.system["system_id"] not in systems:
                 systems[item.system["system_id"]] = item.system
     for system in systems.values():
@@ -146,8 +149,7 @@ def ingest(
     report.systems = len(systems)
     new = {
         "runs": load("runs").table_from_rows(runs),
-        "evals": _gather("evals", evals),
-        "events": _gather("events", events),
+        **{name: _gather(name, kept) for name, kept in slices.items()},
         "systems": load("systems").table_from_rows(list(systems.values())),
         "ingest_issues": load("ingest_issues").table_from_rows([vars(i) for i in report.issues]),
     }
@@ -203,14 +205,20 @@ def _gc_paused() -> Iterator[None]:
 
 def _parse_entries(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
     items = [_parse_read(entry, _read(entry.path), known, source) for entry in entries]
-    events = _events_table(
-        [(item.run["run_id"], item.events) for item in items if item.run and item.events]
-    )
-    evals = load("evals").table_from_rows([row for item in items for row in item.evals])
+    tables = {
+        "events": _events_table(
+            [(item.run["run_id"], item.events) for item in items if item.run and item.events]
+        )
+    }
+    for name in RUN_TABLES:
+        tables[name] = load(name).table_from_rows(
+            [row for item in items for row in item.rows.get(name, ())]
+        )
     for item in items:  # the batch tables hold the rows now, in item order
-        item.event_rows = len(item.events) if item.run and item.events else 0
-        item.eval_rows, item.events, item.evals = len(item.evals), None, []
-    return _Batch(items, events, evals)
+        item.counts = {name: len(rows) for name, rows in item.rows.items()}
+        item.counts["events"] = len(item.events) if item.run and item.events else 0
+        item.events, item.rows = None, {}
+    return _Batch(items, tables)
 
 
 def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
@@ -300,7 +308,32 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
         }
         for n, e in enumerate(summary.evals)
     ]
-    return _Parsed(run, events, evals, issues, system)
+    telemetry = _telemetry(entry, run_id, issues)
+    return _Parsed(run, events, {"evals": evals, "telemetry": telemetry}, issues, system)
+
+
+def _telemetry(entry: LogEntry, run_id: str, issues: list[IssueRow]) -> list[dict[str, Any]]:
+    """The rows of the telemetry file beside the log, if there is one; its problems are
+    added to `issues` under the telemetry file's path."""
+    path = telemetry_path(entry.path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        rel = _sibling(entry.rel_path, path.name)
+        issues.append(IssueRow(rel, None, "warning", "unreadable", f"cannot read: {exc.strerror}"))
+        return []
+    rows, problems = read_telemetry(data, run_id)
+    rel, sha = _sibling(entry.rel_path, path.name), hashlib.sha256(data).hexdigest()
+    issues.extend(IssueRow(rel, i.line, i.severity, i.code, i.message, sha) for i in problems)
+    return rows
+
+
+def _sibling(rel_path: str, name: str) -> str:
+    """The relative path of file `name` in the folder of `rel_path`."""
+    folder = rel_path.rpartition("/")[0]
+    return f"{folder}/{name}" if folder else name
 
 
 def _issue_row(path: str, digest: str | None, issue: Issue) -> IssueRow:

@@ -2,7 +2,7 @@ import shutil
 
 from collector import query
 from collector.ingest import ingest
-from tests.conftest import LOGS, v05_tree, v06_tree
+from tests.conftest import FIXTURES, LOGS, v05_tree, v06_tree
 
 
 def test_trees_ingest_with_systems_joined(tmp_path, store):
@@ -97,3 +97,25 @@ def test_parallel_and_serial_ingest_agree(tmp_path):
         module.PARALLEL_MIN_BYTES = old
     for table in ("runs", "issues", "systems"):
         assert query.run(table, tmp_path / "s1") == query.run(table, tmp_path / "s2")
+
+
+def test_telemetry_beside_a_log_is_stored_and_its_bad_rows_reported(tmp_path, store):
+    folder = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "telemetry", folder)
+    csv = folder / "result_0.telemetry.csv"
+    lines = csv.read_text().splitlines()
+    lines[2] = "1.0,1,0,618.3"
+    csv.write_text("\n".join(lines) + "\n")
+    report = ingest([folder], store=store)
+    assert (report.runs_added, report.failed) == (1, False)
+    assert [str(i) for i in report.issues] == [
+        "warning: runs/result_0.telemetry.csv:3: 4 fields where the header has 6"
+    ]
+    got = query.sql(
+        "SELECT device, count(*) AS n, max(gpu_power_w) AS peak FROM store.telemetry "
+        "JOIN store.runs USING (run_id) GROUP BY device ORDER BY device",
+        store,
+    ).to_pylist()
+    assert got == [{"device": "0", "n": 16, "peak": 235.5}, {"device": "1", "n": 15, "peak": 182.4}]
+    (power,) = query.run("power", store).to_pylist()
+    assert (power["devices_sampled"], power["aligned_by"]) == (2, "end of sampling")

@@ -12,23 +12,16 @@ from types import TracebackType
 
 import psutil
 
-COLUMNS = [
-    "time_s",
-    "device",
-    "gpu_util_pct",
-    "gpu_mem_used_mib",
-    "gpu_power_w",
-    "gpu_sm_clock_mhz",
-    "gpu_temp_c",
-    "cpu_util_pct",
-]
+from collector.logs.telemetry import COLUMNS
 
 
 class Telemetry:
     """Context manager writing ``result_<i>.telemetry.csv`` while a run is in progress.
 
-    One row per device per sample: ``device`` is the GPU index, or ``cpu`` on a machine without
-    GPUs (then the GPU columns are empty). Rows are flushed as they are written.
+    One row per device per sample (``collector.logs.telemetry.COLUMNS``): ``time_s`` counts from
+    the start of sampling, ``unix_s`` is the wall clock (to align samples with the log's
+    events); ``device`` is the GPU index, or ``cpu`` on a machine without GPUs (then the GPU
+    columns are empty). Rows are flushed as they are written.
     """
 
     def __init__(self, path: Path, gpu_indices: list[int], interval: float = 1.0) -> None:
@@ -73,9 +66,10 @@ class Telemetry:
     def sample(self) -> None:
         """Write one row per device."""
         t = round(time.monotonic() - self._t0, 3)
+        now = round(time.time(), 3)
         cpu = psutil.cpu_percent(interval=None)
         if self._nv is None:
-            self._csv.writerow([t, "cpu", "", "", "", "", "", cpu])
+            self._csv.writerow([t, now, "cpu", "", "", "", "", "", cpu])
         else:
             for idx, h in zip(self.gpu_indices, self._handles, strict=True):
                 util = self._nv.nvmlDeviceGetUtilizationRates(h).gpu
@@ -83,7 +77,9 @@ class Telemetry:
                 power = self._nv.nvmlDeviceGetPowerUsage(h) / 1000
                 clock = self._nv.nvmlDeviceGetClockInfo(h, self._nv.NVML_CLOCK_SM)
                 temp = self._nv.nvmlDeviceGetTemperature(h, self._nv.NVML_TEMPERATURE_GPU)
-                self._csv.writerow([t, idx, util, round(mem, 1), round(power, 1), clock, temp, cpu])
+                self._csv.writerow(
+                    [t, now, idx, util, round(mem, 1), round(power, 1), clock, temp, cpu]
+                )
         self._file.flush()
 
     def _loop(self) -> None:

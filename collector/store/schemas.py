@@ -118,6 +118,7 @@ STORED_TABLES = (
     "ingest_issues",
     "compliance",
     "published",
+    "telemetry",
 )
 
 

@@ -28,6 +28,7 @@ DERIVED = (
     "throughput",
     "deadline_fit",
     "cost_energy",
+    "power",
 )
 
 

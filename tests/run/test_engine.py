@@ -69,10 +69,10 @@ def test_tiny_ncf_reaches_target_with_contract_log(cpu_machine, tmp_path):
     assert recs[-1]["key"] == "run_stop" and recs[-1]["metadata"]["status"] == "success"
     telemetry = log.with_name("result_0.telemetry.csv").read_text().splitlines()
     assert telemetry[0] == (
-        "time_s,device,gpu_util_pct,gpu_mem_used_mib,gpu_power_w,gpu_sm_clock_mhz,gpu_temp_c,"
-        "cpu_util_pct"
+        "time_s,unix_s,device,gpu_util_pct,gpu_mem_used_mib,gpu_power_w,gpu_sm_clock_mhz,"
+        "gpu_temp_c,cpu_util_pct"
     )
-    assert len(telemetry) >= 2 and telemetry[1].split(",")[1] == "cpu"
+    assert len(telemetry) >= 2 and telemetry[1].split(",")[2] == "cpu"
     system = json.loads((tmp_path / "systems" / "testhost_1xcpu_fp32_none.json").read_text())
     assert (
         system["accelerators_per_node"] == 0 and system["system_name"] == "testhost_1xcpu_fp32_none"

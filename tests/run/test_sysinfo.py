@@ -83,9 +83,11 @@ def test_telemetry_samples_about_every_interval(tmp_path):
     with Telemetry(path, [], interval=0.05):
         time.sleep(0.3)
     rows = [r.split(",") for r in path.read_text().splitlines()]
-    assert rows[0] == COLUMNS
+    assert rows[0] == list(COLUMNS)
     assert len(rows) >= 4
     times = [float(r[0]) for r in rows[1:]]
-    assert times == sorted(times) and all(r[1] == "cpu" for r in rows[1:])
+    assert times == sorted(times) and all(r[2] == "cpu" for r in rows[1:])
+    clock = [float(r[1]) for r in rows[1:]]
+    assert clock == sorted(clock) and abs(clock[-1] - time.time()) < 60
     assert all(0 <= float(r[COLUMNS.index("cpu_util_pct")]) <= 100 for r in rows[1:])
-    assert all(r[2:7] == [""] * 5 for r in rows[1:])
+    assert all(r[3:8] == [""] * 5 for r in rows[1:])
