@@ -25,6 +25,11 @@ run() {  # run <cuda devices> <benchmarks> <gpus> <precision> <interconnect> [ex
         --gpus "$gpus" --precision "$prec" --interconnect "$ic" --repeats 3 --resume \
         --no-ingest --out "$out" "$@" > "$out/log-$phase-${devs//,/}-${benches//,/-}-$gpus-$prec-$ic.txt" 2>&1
 }
+seed() {  # start from the committed runs, so that --resume runs only what is missing
+    if [ ! -d "$out/results" ] && [ -d runs/local/h200-x4/results ]; then
+        cp -r runs/local/h200-x4/results runs/local/h200-x4/systems "$out/"
+    fi
+}
 pack() { tar czf "${OUT:-.out}/campaign.tgz" -C .out h200; echo "packed $(du -sh "${OUT:-.out}/campaign.tgz" | cut -f1)"; }
 trap pack EXIT
 
@@ -71,6 +76,7 @@ case $phase in
     for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 2 bf16 no-p2p --no-ceilings; done
     ;;
   fp32-multi)  # 2 and 4 GPUs, fp32, default and no-p2p
+    seed
     for ic in default no-p2p; do for g in 4 2; do
       run 0,1,2,3 resnet,ssd,ncf,gnmt,transformer,minigo,maskrcnn "$g" fp32 "$ic" --no-ceilings
     done; done
@@ -134,6 +140,16 @@ case $phase in
     rm -rf "$out"/results/vm_4xh200_bf16_*/resnet "$out"/results/vm_2xh200_bf16_no-p2p/resnet
     run 0,1,2,3 resnet 4 bf16 default --no-ceilings
     run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
+    ;;
+  rest-bf16)  # the bf16 configurations still missing, and single-GPU fp32 ResNet-50 and Transformer
+    seed
+    ( run 0 resnet 1 fp32 default --no-ceilings ) &
+    ( run 1 transformer 1 fp32 default --no-ceilings ) &
+    ( run 2,3 ssd,gnmt,transformer,maskrcnn 2 bf16 default --no-ceilings ) &
+    wait
+    run 0,1,2,3 ncf,transformer,maskrcnn 4 bf16 default --no-ceilings
+    run 0,1,2,3 transformer,maskrcnn 4 bf16 no-p2p --no-ceilings
+    run 0,1,2,3 gnmt,transformer,maskrcnn 2 bf16 no-p2p --no-ceilings
     ;;
   *) echo "unknown phase $phase"; exit 2 ;;
 esac

@@ -15,6 +15,7 @@ import altair as alt
 Row = dict[str, Any]
 WIDTH = 560
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
+LABEL_LIMIT_PX = 320  # row labels of dot charts: benchmark, system, count, how measured
 
 
 def _values(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
@@ -152,7 +153,13 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
     base = _scaled(_base(rows, title, description), fields, param)
-    y = alt.Y("label:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
+    # labels name benchmark, system, count and how it was measured: room for all of it
+    y = alt.Y(
+        "label:N",
+        sort=alt.EncodingSortField("value", order="descending"),
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
+    )
     tooltip = [
         alt.Tooltip("label:N", title="what"),
         alt.Tooltip("kind:N", title="evidence"),

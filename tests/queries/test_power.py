@@ -7,7 +7,6 @@ from collector.store import snapshot
 from collector.store.schemas import load
 from tests.queries.test_derived import run
 
-
 H200 = {"accelerator": "NVIDIA H200"}
 
 

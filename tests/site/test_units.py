@@ -91,3 +91,19 @@ def test_advice_rules_pick_by_threshold() -> None:
     rules = settings().advice["scaling"]
     assert next(r for r in rules if r.holds(30.0)).below == 50
     assert next(r for r in rules if r.holds(95.0)).below == 1000
+
+
+def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
+    rows = [
+        {
+            "label": "resnet · vm_4xh200_bf16_no-p2p · 4 · throughput",
+            "value": 99.3,
+            "low": 99.1,
+            "high": 99.5,
+            "kind": "local run",
+            "detail": "v0.5",
+        }
+    ]
+    spec = charts.bars(rows, "t", "alt text", "efficiency, %").to_dict()
+    for layer in spec["layer"]:
+        assert layer["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX

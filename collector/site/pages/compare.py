@@ -17,6 +17,16 @@ TOPICS = (
     ("Interconnect", "interconnect_delta", "interconnect", "PCIe slower than NVLink, %"),
     ("Cost and energy", "cost_energy", None, ""),
 )
+# Columns shown for a topic's table where not all of them (the Data page has every column).
+SHOWN = {
+    "cost_energy": (
+        "source", "benchmark", "system", "accelerators", "precision", "interconnect", "runs",
+        "minutes", "accelerator_hours", "energy_at_tdp_kwh", "measured_runs",
+        "power_measured_per_accelerator_w", "energy_measured_kwh", "cost_usd", "price_label",
+    ),
+}  # fmt: skip
+# Scaling rows say how they were measured: strong from time to train, weak from throughput.
+SCALING_KINDS = {"strong": "time to train", "weak": "throughput"}
 # Published metrics shown under each topic, with the filter that selects them.
 PUBLISHED = {
     "scaling": lambda r: (
@@ -62,7 +72,7 @@ def _topic(
     if not rows:
         return Section(title, intro=Markup(f"The `{table}` table has no rows for this store."))
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
-    cols = tuple(rows[0])
+    cols = SHOWN.get(table, tuple(rows[0]))
     head = tuple(f"{c}, {units[c]}" if units.get(c) else c for c in cols)
     body = tuple(tuple(num(r[c]) if isinstance(r[c], float) else r[c] for c in cols) for r in rows)
     chart_list = []
@@ -71,7 +81,16 @@ def _topic(
         mine = [o for o in obs if o.kind == k]
         crow = [
             {
-                "label": f"{o.benchmark} · {o.row.get('system') or ''} · {o.accelerators}",
+                "label": " · ".join(
+                    str(part)
+                    for part in (
+                        o.benchmark,
+                        o.row.get("system") or "",
+                        o.accelerators,
+                        SCALING_KINDS.get(o.row.get("kind") or ""),
+                    )
+                    if part is not None
+                ),
                 "value": o.value,
                 "low": o.low,
                 "high": o.high,
@@ -89,7 +108,17 @@ def _topic(
         title,
         table=Table(head, body),
         charts=tuple(chart_list),
-        intro=Markup(f"From the `{table}` table (see [Data](data.md))."),
+        intro=Markup(
+            f"From the `{table}` table (see [Data](data.md)"
+            + (", which has every column" if table in SHOWN else "")
+            + ")."
+            + (
+                " Strong scaling compares times to train, weak scaling the throughput of runs"
+                " whose batch grows with the accelerators."
+                if table == "scaling"
+                else ""
+            )
+        ),
     )
 
 
