@@ -15,7 +15,7 @@ import altair as alt
 Row = dict[str, Any]
 WIDTH = 560
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
-LABEL_LIMIT_PX = 320  # row labels of dot charts: benchmark, system, count, how measured
+LABEL_LIMIT_PX = 320  # row labels of dot charts (system, round, hardware; how measured)
 
 
 def _values(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
@@ -71,7 +71,12 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
     fields = ("minutes", "fastest_minutes", "slowest_minutes")
     param = "log_time" if is_wide(rows, fields) else None
     base = _scaled(_base(rows, title, description), fields, param)
-    y = alt.Y("label:N", sort=alt.EncodingSortField("minutes", order="ascending"), title=None)
+    y = alt.Y(
+        "label:N",
+        sort=alt.EncodingSortField("minutes", order="ascending"),
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
+    )
     x_title = "minutes to train (dot: score; bar: fastest to slowest converged run)"
     tooltip = [
         alt.Tooltip("system:N", title="system"),
@@ -153,7 +158,6 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
     base = _scaled(_base(rows, title, description), fields, param)
-    # labels name benchmark, system, count and how it was measured: room for all of it
     y = alt.Y(
         "label:N",
         sort=alt.EncodingSortField("value", order="descending"),

@@ -61,6 +61,7 @@ def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None
     assert any(t["field"] == "system" for t in spec["layer"][1]["encoding"]["tooltip"])
     params = spec["params"]
     assert params[0]["bind"]["input"] == "checkbox"
+    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
 
 
 def test_narrow_range_has_no_log_toggle() -> None:
