@@ -77,11 +77,15 @@ def benchmark_page(name: str) -> str:
     return f"benchmarks/{slug(name)}.md"
 
 
+def on_nodes(nodes: int | None) -> str:
+    """' on 1 node', ' on 4 nodes', or '' where the node count is not known."""
+    return f" on {nodes} node{'s' if nodes != 1 else ''}" if nodes else ""
+
+
 def accel_label(row: Row) -> str:
     """'8 x Tesla V100-SXM2-16GB on 1 node', or 'CPU only' for hosts without accelerators."""
     count = row.get("accelerators")
-    nodes = row.get("nodes")
-    where = f" on {nodes} node{'s' if nodes != 1 else ''}" if nodes else ""
+    where = on_nodes(row.get("nodes"))
     if not count:
         return f"CPU only{where}"
     return f"{count} x {row.get('accelerator') or 'accelerator'}{where}"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.pages.common import Row, kind
+from collector.site.pages.common import Row, kind, on_nodes
 
 # measure -> (table, candidate value columns)
 MEASURES = {
@@ -97,7 +97,7 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
                 domain=domain.capitalize(),
                 value=_fmt(chosen.value),
                 accelerators=chosen.accelerators or "?",
-                nodes=chosen.row.get("nodes") or "?",
+                on_nodes=on_nodes(chosen.row.get("nodes")),
             )
             if chosen.low is not None and chosen.high is not None:
                 text += f" 95% interval {_fmt(chosen.low)}–{_fmt(chosen.high)}."
