@@ -74,7 +74,7 @@ class IngestReport:
 class _Parsed:
     run: dict[str, Any] | None = None
     events: Events | None = None  # until the batch table holds them
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # of RUN_TABLES, as events
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # RUN_TABLES, as events
     issues: list[IssueRow] = field(default_factory=list)
     system: dict[str, Any] | None = None
     digest: str | None = None
