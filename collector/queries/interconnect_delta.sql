@@ -11,6 +11,8 @@ WITH pools AS (
         any_value(framework) AS framework, any_value(precision) AS precision,
         any_value(scale) AS scale, any_value(interconnect) AS interconnect,
         string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
+        -- a local run's submitter is the host it ran on (runs/local/<host>/)
+        string_agg(DISTINCT submitter, ', ' ORDER BY submitter) AS submitters,
         string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
         min(nodes) AS nodes_min, max(nodes) AS nodes_max, count(*) AS runs,
         -- the mean over the ordered list: the same sum order on any number of threads
@@ -27,7 +29,8 @@ WITH pools AS (
 pairs AS (
     SELECT
         f.*, s.pool_id AS baseline_pool_id, s.interconnect AS baseline_interconnect,
-        s.systems AS baseline_systems, s.accelerator_models AS baseline_accelerator_models,
+        s.systems AS baseline_systems, s.submitters AS baseline_submitters,
+        s.accelerator_models AS baseline_accelerator_models,
         s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
         s.runs AS baseline_runs, s.minutes AS baseline_minutes, s.minutes / f.minutes AS gain,
         bootstrap_ratio(s.samples, f.samples) AS ci
@@ -57,7 +60,12 @@ SELECT
         CASE WHEN p.nodes_min <> p.baseline_nodes_min OR p.nodes_max <> p.baseline_nodes_max
              THEN format('nodes {}-{} vs {}-{}', p.nodes_min, p.nodes_max,
                          p.baseline_nodes_min, p.baseline_nodes_max) END,
-        CASE WHEN p.systems <> p.baseline_systems THEN 'different systems' END), '')
+        -- local runs name a system per interconnect mode: one host with peer-to-peer on and off
+        -- differs in the link alone
+        CASE WHEN p.source = 'local' AND p.submitters <> p.baseline_submitters
+             THEN 'different hosts'
+             WHEN p.source <> 'local' AND p.systems <> p.baseline_systems
+             THEN 'different systems' END), '')
         AS confounders,
     NULL AS published_row_id, NULL AS qualifiers
 FROM pairs AS p

@@ -130,6 +130,16 @@ def _interconnect():
     return runs
 
 
+def _p2p():
+    """One local host with peer-to-peer on and off; the off side also from a second host."""
+    runs = [run("box_4x_default", 4, 40.0 + i, i) for i in range(3)]
+    runs += [run("box_4x_no-p2p", 4, 42.0 + i, i, interconnect="no-p2p") for i in range(3)]
+    runs += [run("box_2x_default", 2, 70.0 + i, i) for i in range(3)]
+    runs += [run("box_2x_no-p2p", 2, 72.0 + i, i, interconnect="no-p2p") for i in range(2)]
+    runs += [run("other_2x_no-p2p", 2, 73.0, 0, interconnect="no-p2p", submitter="other")]
+    return runs
+
+
 def _speedups():
     runs = [run("a", 1, 100.0, i) for i in range(3)]
     runs += [run("a", 2, 50.0, i, precision="fp16") for i in range(3)]
@@ -156,6 +166,7 @@ SCENARIOS = {
     "no-mixing": _no_mixing,
     "precision": _precision,
     "interconnect": _interconnect,
+    "p2p": _p2p,
     "speedups": _speedups,
     "deadlines": _deadlines,
     "cost": _cost,
@@ -267,6 +278,13 @@ def test_interconnect_delta_pools_systems_and_names_confounders(shared):
     assert "accelerator models differ" in row["confounders"]
     assert row["gain_ci_low"] >= 50 / 42 and row["gain_ci_high"] <= 52 / 40
     assert row["gain_ci_low"] > 1
+
+
+def test_one_local_host_with_and_without_p2p_has_no_confounder(shared):
+    got = {r["accelerators"]: r for r in rows(shared, "interconnect_delta", "p2p")}
+    assert (got[4]["interconnect"], got[4]["baseline_interconnect"]) == ("nvlink", "no-p2p")
+    assert got[4]["gain"] == pytest.approx(43 / 41) and got[4]["confounders"] is None
+    assert got[2]["confounders"] == "different hosts"
 
 
 def test_speedups_name_their_baseline(shared):
