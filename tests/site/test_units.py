@@ -108,3 +108,24 @@ def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
     spec = charts.bars(rows, "t", "alt text", "efficiency, %").to_dict()
     for layer in spec["layer"]:
         assert layer["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
+
+
+def test_a_described_local_system_takes_its_proxy_scale_from_its_runs() -> None:
+    from collector.site.pages.common import kind
+    from collector.site.pages.systems import systems_with_runs
+
+    described = {"source": "local", "round": "v0.5", "submitter": "lab", "system": "box"}
+    tables = {
+        "systems": [{**described, "system_id": "v0.5/lab/box"}],
+        "runs": [
+            {**described, "system_id": "v0.5/lab/box", "scale": "small", "benchmark": b}
+            for b in ("resnet", "ssd")
+        ],
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return tables[name]
+
+    (system,) = systems_with_runs(Data())  # type: ignore[arg-type]
+    assert kind(system) == "local run, proxy scale small"

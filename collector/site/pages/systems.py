@@ -65,6 +65,14 @@ def systems_with_runs(data: SiteData) -> list[Row]:
                     "scale",
                 )
             }
+    # a description does not name the proxy scale; the system's runs do
+    scales: dict[str, set[str]] = {}
+    for r in data.rows("runs"):
+        if r.get("scale"):
+            scales.setdefault(r["system_id"], set()).add(r["scale"])
+    for sid, system in described.items():
+        if not system.get("scale") and sid in scales:
+            described[sid] = {**system, "scale": ", ".join(sorted(scales[sid]))}
     return sorted(
         described.values(), key=lambda s: (s["source"], s["round"], s["submitter"], s["system"])
     )
