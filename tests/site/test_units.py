@@ -129,3 +129,11 @@ def test_a_described_local_system_takes_its_proxy_scale_from_its_runs() -> None:
 
     (system,) = systems_with_runs(Data())  # type: ignore[arg-type]
     assert kind(system) == "local run, proxy scale small"
+
+
+def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
+    from collector.site.pages.compare import _against
+
+    assert _against({"baseline_accelerators": 2}) == "vs 2"
+    assert _against({"baseline_accelerators": 1}) is None
+    assert _against({}) is None

@@ -88,6 +88,7 @@ def _topic(
                         o.row.get("system") or "",
                         o.accelerators,
                         SCALING_KINDS.get(o.row.get("kind") or ""),
+                        _against(o.row),
                     )
                     if part is not None
                 ),
@@ -120,6 +121,12 @@ def _topic(
             )
         ),
     )
+
+
+def _against(row: Row) -> str | None:
+    """'vs 2' where a scaling row's baseline is not one accelerator, else None."""
+    base = row.get("baseline_accelerators")
+    return f"vs {base}" if base not in (None, 1) else None
 
 
 def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:
