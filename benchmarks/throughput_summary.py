@@ -9,11 +9,15 @@ SM clock, power and temperature, and utilisation.
 
 from __future__ import annotations
 
-import csv
 import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from collector.logs.telemetry import read_telemetry  # noqa: E402
 
 
 def throughput(log: Path) -> tuple[float | None, int]:
@@ -32,15 +36,14 @@ def gpus(telemetry: Path) -> list[str]:
     """One ``gpu:clock/power/temp/util`` summary per device (medians over the run)."""
     if not telemetry.is_file():
         return []
-    by_dev: dict[str, list[dict[str, str]]] = {}
-    with telemetry.open() as f:
-        for row in csv.DictReader(f):
-            by_dev.setdefault(row["device"], []).append(row)
+    by_dev: dict[str, list[dict[str, Any]]] = {}
+    for row in read_telemetry(telemetry.read_bytes(), telemetry.stem)[0]:
+        by_dev.setdefault(row["device"], []).append(row)
     out = []
     for dev, rows in sorted(by_dev.items()):
 
-        def med(col: str, rows: list[dict[str, str]] = rows) -> str:
-            vals = [float(r[col]) for r in rows if r.get(col)]
+        def med(col: str, rows: list[dict[str, Any]] = rows) -> str:
+            vals = [r[col] for r in rows if r.get(col) is not None]
             return f"{statistics.median(vals):.0f}" if vals else "-"
 
         out.append(

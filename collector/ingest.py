@@ -20,7 +20,7 @@ import pyarrow as pa
 from collector import store as stores
 from collector.logs.scan import Events, Issue, scan
 from collector.logs.summary import RunSummary, summarize
-from collector.logs.telemetry import read_telemetry, telemetry_path
+from collector.logs.telemetry import read_telemetry
 from collector.parallel import map_batches, split_by_size, usable_cpus
 from collector.published import is_published_folder, load_published
 from collector.store.schemas import load
@@ -313,9 +313,11 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
 
 
 def _telemetry(entry: LogEntry, run_id: str, issues: list[IssueRow]) -> list[dict[str, Any]]:
-    """The rows of the telemetry file beside the log, if there is one; its problems are
-    added to `issues` under the telemetry file's path."""
-    path = telemetry_path(entry.path)
+    """The rows of the telemetry file beside the log, if the tree walk found one; its problems
+    are added to `issues` under the telemetry file's path."""
+    path = entry.telemetry
+    if path is None:
+        return []
     try:
         data = path.read_bytes()
     except FileNotFoundError:

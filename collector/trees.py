@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from collector.errors import InputError
+from collector.logs.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
 _ROUND = re.compile(r"(?:^|[_-])v(\d+\.\d+)(?:\.\d+)?$")
@@ -36,6 +37,7 @@ class LogEntry:
     benchmark: str | None
     run: int
     description: Path | None  # the system description file, if one exists
+    telemetry: Path | None = None  # the samples taken during the run, if they were kept
 
 
 def find_logs(paths: list[Path]) -> list[LogEntry]:
@@ -107,6 +109,7 @@ class _Folders:
 
     def __init__(self) -> None:
         self.exists = lru_cache(maxsize=None)(lambda path: Path(path).exists())
+        self.names = lru_cache(maxsize=None)(_names_in)
         self.round_of = lru_cache(maxsize=None)(_round_of)
         self.reused = lru_cache(maxsize=None)(lambda org: _reused_system_names(Path(org)))
 
@@ -120,6 +123,8 @@ def describe(path: str | Path, base: Path, seen: _Folders | None = None) -> LogE
     match = _RUN_INDEX.search(name[: -len(_suffix(name))] if _suffix(name) else name)  # stem
     run = int(match.group(1)) if match else 0
     bench_dir = os.path.dirname(resolved)
+    beside = telemetry_path(Path(resolved))
+    telemetry = beside if beside.name in seen.names(bench_dir) else None
     system_dir = os.path.dirname(bench_dir)
     results_dir = os.path.dirname(system_dir)
     round_ = seen.round_of(bench_dir)
@@ -142,6 +147,7 @@ def describe(path: str | Path, base: Path, seen: _Folders | None = None) -> LogE
                 bench,
                 run,
                 Path(entry_json) if seen.exists(entry_json) else None,
+                telemetry,
             )
         description = os.path.join(container, "systems", f"{system}.json")
         return LogEntry(
@@ -155,8 +161,19 @@ def describe(path: str | Path, base: Path, seen: _Folders | None = None) -> LogE
             bench,
             run,
             Path(description) if seen.exists(description) else None,
+            telemetry,
         )
-    return LogEntry(Path(resolved), rel, "plain", round_, None, None, None, None, run, None)
+    return LogEntry(
+        Path(resolved), rel, "plain", round_, None, None, None, None, run, None, telemetry
+    )
+
+
+def _names_in(folder: str) -> frozenset[str]:
+    """The names in a folder (none if it cannot be listed)."""
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()
 
 
 def _relative(path: str, base: str) -> str | None:

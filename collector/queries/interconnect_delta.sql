@@ -15,9 +15,9 @@ WITH pools AS (
         string_agg(DISTINCT submitter, ', ' ORDER BY submitter) AS submitters,
         string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
         min(nodes) AS nodes_min, max(nodes) AS nodes_max, count(*) AS runs,
-        -- the mean over the ordered list: the same sum order on any number of threads
-        list_avg(list(minutes ORDER BY evidence_id, config_id)) AS minutes,
         list(minutes ORDER BY evidence_id, config_id) AS samples,
+        -- the mean over the ordered list: the same sum order on any number of threads
+        list_avg(samples) AS minutes,
         hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
              any_value(chip), any_value(accelerators), any_value(framework),
              any_value(precision), any_value(scale)) AS match_id

@@ -32,7 +32,8 @@ per_run AS (
         run_id, count(*) AS devices_sampled, min(samples) AS samples_per_device,
         sum(power_w) AS power_w, avg(util_pct) AS gpu_util_pct,
         min(list_median(clocks)) AS sm_clock_median_min_mhz, max(temp_max_c) AS gpu_temp_max_c,
-        CASE WHEN bool_and(clocked) THEN 'wall clock' ELSE 'end of sampling' END AS aligned_by
+        -- clocked is a property of the run's file
+        CASE WHEN any_value(clocked) THEN 'wall clock' ELSE 'end of sampling' END AS aligned_by
     FROM devices
     GROUP BY run_id
 )

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collector.logs.telemetry import telemetry_path
+
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 INTERCONNECTS = ("default", "no-p2p")
 
@@ -62,8 +64,8 @@ class RunSpec:
 
     @property
     def telemetry_path(self) -> Path:
-        """``result_<i>.telemetry.csv`` beside the log."""
-        return self.log_path.with_name(self.log_path.stem + ".telemetry.csv")
+        """``result_<i>.telemetry.csv`` beside the log (where ingest looks for it)."""
+        return telemetry_path(self.log_path)
 
     def collector_run(self) -> dict[str, Any]:
         """The value of the ``collector_run`` event."""

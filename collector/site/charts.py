@@ -71,12 +71,7 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
     fields = ("minutes", "fastest_minutes", "slowest_minutes")
     param = "log_time" if is_wide(rows, fields) else None
     base = _scaled(_base(rows, title, description), fields, param)
-    y = alt.Y(
-        "label:N",
-        sort=alt.EncodingSortField("minutes", order="ascending"),
-        title=None,
-        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
-    )
+    y = _row_labels("minutes", "ascending")
     x_title = "minutes to train (dot: score; bar: fastest to slowest converged run)"
     tooltip = [
         alt.Tooltip("system:N", title="system"),
@@ -87,9 +82,7 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
         alt.Tooltip("slowest_minutes:Q", title="slowest run", format=".4~g"),
         alt.Tooltip("runs_used:Q", title="runs averaged"),
     ]
-    layers = _dot_and_range(
-        base, y, ("minutes", "fastest_minutes", "slowest_minutes"), x_title, param, tooltip
-    )
+    layers = _dot_and_range(base, y, fields, x_title, param, tooltip)
     return _finish(layers, title, description, param)
 
 
@@ -158,12 +151,7 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
     base = _scaled(_base(rows, title, description), fields, param)
-    y = alt.Y(
-        "label:N",
-        sort=alt.EncodingSortField("value", order="descending"),
-        title=None,
-        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
-    )
+    y = _row_labels("value", "descending")
     tooltip = [
         alt.Tooltip("label:N", title="what"),
         alt.Tooltip("kind:N", title="evidence"),
@@ -172,8 +160,18 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
         alt.Tooltip("high:Q", title="interval high", format=".4~g"),
         alt.Tooltip("detail:N", title="source"),
     ]
-    layers = _dot_and_range(base, y, ("value", "low", "high"), measure, param, tooltip)
+    layers = _dot_and_range(base, y, fields, measure, param, tooltip)
     return _finish(layers, title, description, param)
+
+
+def _row_labels(field: str, order: str) -> alt.Y:
+    """The row axis of a dot chart: one labelled row per observation, sorted by `field`."""
+    return alt.Y(
+        "label:N",
+        sort=alt.EncodingSortField(field, order=order),
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
+    )
 
 
 def _dot_and_range(

@@ -27,8 +27,6 @@ class _Residual(nn.Module):
     shape allows, else a strided 1x1 projection. The body's last batch norm starts at zero, so
     a new block passes its input through."""
 
-    expansion = 1
-
     def __init__(self, body: nn.Sequential, cin: int, cout: int, stride: int) -> None:
         super().__init__()
         self.body = body

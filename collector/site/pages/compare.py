@@ -9,7 +9,7 @@ from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import Row, chart_ref, kind, num
-from collector.site.pages.observations import observations
+from collector.site.pages.observations import Observation, observations
 
 TOPICS = (
     ("Scaling efficiency", "scaling", "scaling", "efficiency, % of linear"),
@@ -27,6 +27,10 @@ SHOWN = {
 }  # fmt: skip
 # Scaling rows say how they were measured: strong from time to train, weak from throughput.
 SCALING_KINDS = {"strong": "time to train", "weak": "throughput"}
+NOTES = {
+    "scaling": " Strong scaling compares times to train, weak scaling the throughput of runs"
+    " whose batch grows with the accelerators."
+}
 # Published metrics shown under each topic, with the filter that selects them.
 PUBLISHED = {
     "scaling": lambda r: (
@@ -81,17 +85,7 @@ def _topic(
         mine = [o for o in obs if o.kind == k]
         crow = [
             {
-                "label": " · ".join(
-                    str(part)
-                    for part in (
-                        o.benchmark,
-                        o.row.get("system") or "",
-                        o.accelerators,
-                        SCALING_KINDS.get(o.row.get("kind") or ""),
-                        _against(o.row),
-                    )
-                    if part is not None
-                ),
+                "label": _label(o),
                 "value": o.value,
                 "low": o.low,
                 "high": o.high,
@@ -111,16 +105,22 @@ def _topic(
         charts=tuple(chart_list),
         intro=Markup(
             f"From the `{table}` table (see [Data](data.md)"
-            + (", which has every column" if table in SHOWN else "")
-            + ")."
-            + (
-                " Strong scaling compares times to train, weak scaling the throughput of runs"
-                " whose batch grows with the accelerators."
-                if table == "scaling"
-                else ""
-            )
+            f"{', which has every column' if table in SHOWN else ''}).{NOTES.get(table, '')}"
         ),
     )
+
+
+def _label(o: Observation) -> str:
+    """Benchmark · system · accelerators, and for scaling how it was measured and against
+    what count where that is not one accelerator."""
+    parts = (
+        o.benchmark,
+        o.row.get("system") or "",
+        o.accelerators,
+        SCALING_KINDS.get(o.row.get("kind") or ""),
+        _against(o.row),
+    )
+    return " · ".join(str(part) for part in parts if part is not None)
 
 
 def _against(row: Row) -> str | None:
