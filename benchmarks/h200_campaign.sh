@@ -141,15 +141,34 @@ case $phase in
     run 0,1,2,3 resnet 4 bf16 default --no-ceilings
     run 0,1,2,3 resnet 4,2 bf16 no-p2p --no-ceilings
     ;;
-  rest-bf16)  # the bf16 configurations still missing, and single-GPU fp32 ResNet-50 and Transformer
+  matrix)  # whatever the H200 matrix still lacks, cheapest and most wanted first; resumable
     seed
+    # single-GPU fp32 ResNet-50 and Transformer on GPUs 0 and 1, the missing 2-GPU bf16 on 2 and 3
     ( run 0 resnet 1 fp32 default --no-ceilings ) &
     ( run 1 transformer 1 fp32 default --no-ceilings ) &
-    ( run 2,3 ssd,gnmt,transformer,maskrcnn 2 bf16 default --no-ceilings ) &
+    ( run 2,3 ssd,gnmt,transformer,maskrcnn 2 bf16 default --no-ceilings
+      run 2,3 gnmt,transformer,maskrcnn 2 bf16 no-p2p --no-ceilings ) &
     wait
     run 0,1,2,3 ncf,transformer,maskrcnn 4 bf16 default --no-ceilings
     run 0,1,2,3 transformer,maskrcnn 4 bf16 no-p2p --no-ceilings
-    run 0,1,2,3 gnmt,transformer,maskrcnn 2 bf16 no-p2p --no-ceilings
+    cheap=ncf,minigo,ssd,gnmt,maskrcnn
+    run 0,1,2,3 "$cheap" 4 fp32 default --no-ceilings
+    run 0,1,2,3 "$cheap" 4 fp32 no-p2p --no-ceilings
+    ( run 0,1 "$cheap" 2 fp32 default --no-ceilings ) &
+    ( run 2,3 "$cheap" 2 fp32 no-p2p --no-ceilings ) &
+    wait
+    for ic in default no-p2p; do run 0,1,2,3 transformer,resnet 4 fp32 "$ic" --no-ceilings; done
+    ( run 0,1 transformer,resnet 2 fp32 default --no-ceilings ) &
+    ( run 2,3 transformer,resnet 2 fp32 no-p2p --no-ceilings ) &
+    wait
+    ;;
+  maskrcnn-multi)  # Mask R-CNN on 2 GPUs (the two modes side by side), then on 4, bf16
+    seed
+    ( run 0,1 maskrcnn 2 bf16 default --no-ceilings ) &
+    ( run 2,3 maskrcnn 2 bf16 no-p2p --no-ceilings ) &
+    wait
+    run 0,1,2,3 maskrcnn 4 bf16 default --no-ceilings
+    run 0,1,2,3 maskrcnn 4 bf16 no-p2p --no-ceilings
     ;;
   *) echo "unknown phase $phase"; exit 2 ;;
 esac

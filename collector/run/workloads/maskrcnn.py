@@ -29,6 +29,9 @@ from collector.run.workloads.boxes import (
 )
 from collector.run.workloads.scenes import scene_sets
 
+# feature maps, objectness, box deltas and anchors per level; targets: boxes, labels, masks
+Outputs = tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]
+Targets = tuple[Tensor, Tensor, Tensor]
 RPN_W = (1.0, 1.0, 1.0, 1.0)
 BOX_W = (10.0, 10.0, 5.0, 5.0)
 
@@ -175,11 +178,16 @@ class MaskRCNN(nn.Module):
                 res[sel] = roi_align(feats[k], rois[sel], out, scale).to(res.dtype)
         return res
 
-    def forward(self, x: Tensor) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
-        """Backbone, FPN and RPN outputs; the heads run in :func:`maskrcnn_loss` / :func:`infer`."""
+    def forward(self, x: Tensor, targets: Targets | None = None) -> Outputs | Tensor:
+        """Backbone, FPN and RPN outputs (the heads run in :func:`infer`); given ``targets``
+        (boxes, labels, masks), the training loss instead, so that a DistributedDataParallel
+        wrapper sees the whole step as one forward."""
         feats = self.features(x)
         objs, deltas = self.rpn(feats)
-        return feats, objs, deltas, self.anchors(feats, x.shape[-1])
+        outputs = feats, objs, deltas, self.anchors(feats, x.shape[-1])
+        if targets is None:
+            return outputs
+        return _training_loss(self, x, outputs, *targets)
 
 
 def _rpn_loss(
@@ -218,11 +226,24 @@ def _rpn_loss(
 
 
 def maskrcnn_loss(
-    model: MaskRCNN, x: Tensor, gt_boxes: Tensor, gt_labels: Tensor, gt_masks: Tensor
+    model: nn.Module, x: Tensor, gt_boxes: Tensor, gt_labels: Tensor, gt_masks: Tensor
 ) -> Tensor:
-    """RPN, box-head and mask-head losses for one batch (targets padded with label -1)."""
+    """RPN, box-head and mask-head losses for one batch (targets padded with label -1), through
+    ``model``'s forward: a :class:`MaskRCNN` or a wrapper of one."""
+    return model(x, (gt_boxes, gt_labels, gt_masks))
+
+
+def _training_loss(
+    model: MaskRCNN,
+    x: Tensor,
+    outputs: Outputs,
+    gt_boxes: Tensor,
+    gt_labels: Tensor,
+    gt_masks: Tensor,
+) -> Tensor:
+    """The losses of :func:`maskrcnn_loss` from the backbone and RPN ``outputs``."""
     size = x.shape[-1]
-    feats, objs, deltas, anchors = model(x)
+    feats, objs, deltas, anchors = outputs
     loss = _rpn_loss(model, objs, deltas, anchors, gt_boxes, gt_labels)
     props = model.proposals(objs, deltas, anchors, size, train=True)
     rois, labels, tgts, mask_tgts = [], [], [], []
@@ -287,7 +308,7 @@ def infer(
 ) -> list[tuple[Tensor, Tensor, Tensor, Tensor]]:
     """Per image: (scores, labels 0-based, boxes, masks ``[D, H, W]`` bool)."""
     size = x.shape[-1]
-    feats, objs, deltas, anchors = model(x)
+    feats, objs, deltas, anchors = cast(Outputs, model(x))
     props = model.proposals(objs, deltas, anchors, size, train=False)
     rois = torch.cat([torch.cat([torch.full_like(p[:, :1], i), p], 1) for i, p in enumerate(props)])
     h = model.box_fc(model.pool(feats, rois, 7, size))
@@ -377,7 +398,7 @@ class MaskRCNNWorkload(Workload):
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Sum of RPN, box and mask losses."""
-        return maskrcnn_loss(cast(MaskRCNN, model), *batch)
+        return maskrcnn_loss(model, *batch)
 
     @torch.no_grad()
     def evaluate(self, model: nn.Module) -> float:

@@ -13,11 +13,17 @@ from collector.run.workloads import BENCHMARKS, RunContext, workload_class
 SMALLER = {"train_samples": 64, "eval_samples": 16, "users": 64, "items": 128, "per_user": 8}
 
 
-@pytest.mark.parametrize("name", BENCHMARKS)
-def test_tiny_model_builds_and_trains_one_step(name):
+def tiny_params(name: str, batch_size: int) -> dict:
+    """The suite's tiny parameters of `name`, with smaller data and at most `batch_size`."""
     params = copy.deepcopy(load_suite("v0.5").benchmarks[name].scales["tiny"].params)
     params.update({k: v for k, v in SMALLER.items() if k in params})
-    params["batch_size"] = min(params["batch_size"], 16)
+    params["batch_size"] = min(params["batch_size"], batch_size)
+    return params
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_tiny_model_builds_and_trains_one_step(name):
+    params = tiny_params(name, batch_size=16)
     torch.manual_seed(0)
     w = workload_class(name)(params, "tiny", RunContext(device=torch.device("cpu")))
     model = w.build_model()
@@ -37,9 +43,7 @@ def test_tiny_model_builds_and_trains_one_step(name):
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_tiny_step_under_bf16_autocast(name):
-    params = copy.deepcopy(load_suite("v0.5").benchmarks[name].scales["tiny"].params)
-    params.update({k: v for k, v in SMALLER.items() if k in params})
-    params["batch_size"] = min(params["batch_size"], 8)
+    params = tiny_params(name, batch_size=8)
     torch.manual_seed(0)
     w = workload_class(name)(params, "tiny", RunContext(device=torch.device("cpu")))
     model = w.build_model()

@@ -1,0 +1,49 @@
+"""Every workload trains under DistributedDataParallel: two CPU processes over gloo."""
+
+from __future__ import annotations
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from collector.run.workloads import BENCHMARKS, RunContext, workload_class
+from tests.run.workloads.test_workloads import tiny_params
+
+STEPS = 2  # DDP checks at the second step that the first one reduced every gradient
+
+
+def _train(rank: int, world: int, rendezvous: str, failures: dict) -> None:
+    """Two DDP steps of every workload on this rank; a failure is kept by benchmark."""
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=rendezvous, rank=rank, world_size=world)
+    try:
+        for name in BENCHMARKS:
+            try:
+                params = tiny_params(name, batch_size=8)
+                ctx = RunContext(device=torch.device("cpu"), rank=rank, world=world, seed=1)
+                torch.manual_seed(0)
+                w = workload_class(name)(params, "tiny", ctx)
+                model = torch.nn.parallel.DistributedDataParallel(
+                    w.build_model(), **params.get("ddp", {})
+                )
+                opt = w.make_optimizer(model)
+                batches = iter(w.train_batches(1))
+                for _ in range(STEPS):
+                    opt.zero_grad()
+                    w.loss(model, next(batches)).backward()
+                    opt.step()
+                first = next(model.parameters()).detach().clone()
+                mean = first.clone()
+                dist.all_reduce(mean)
+                assert torch.allclose(first, mean / world), "ranks hold different weights"
+            except Exception as e:  # noqa: BLE001 - reported per benchmark by the test
+                failures[f"{name} rank {rank}"] = f"{type(e).__name__}: {e}"[:300]
+    finally:
+        dist.destroy_process_group()
+
+
+def test_every_workload_steps_under_ddp_with_gloo(tmp_path):
+    with mp.Manager() as manager:
+        failures = manager.dict()
+        mp.spawn(_train, args=(2, f"file://{tmp_path / 'rendezvous'}", failures), nprocs=2)
+        assert dict(failures) == {}
