@@ -157,7 +157,9 @@ def run_suite(
             try:
                 status = execute(spec, progress)
             except KeyboardInterrupt:
-                result.results.append(RunResult(spec, "aborted", time.perf_counter() - t0))
+                # a run whose log already ends with its run_stop keeps the outcome it logged
+                status = run_finished(spec.log_path) or "aborted"
+                result.results.append(RunResult(spec, status, time.perf_counter() - t0))
                 result.interrupted = True
                 break
             except Exception as exc:  # a crashed run is logged as aborted; the suite goes on
@@ -167,7 +169,9 @@ def run_suite(
             bars.advance(suite_bar)
             bars.update(bench_bar, completed=spec.repeat + 1)
     if result.interrupted:
-        console.print("interrupted: the current run is logged as aborted; rerun with --resume")
+        last = result.results[-1].status
+        current = "is logged as aborted" if last == "aborted" else f"had already ended ({last})"
+        console.print(f"interrupted: the current run {current}; rerun with --resume")
         return result
     if opts.ingest:
         ingest_results(out, opts.store, console)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.console import Console
+
 from collector.run import engine
 from collector.run.compliance import check_log
 from collector.run.plan import Options, plan_runs, run_finished
@@ -126,6 +128,25 @@ def test_interrupted_run_is_logged_aborted_and_resume_completes(cpu_machine, tmp
     second = run_suite(opts, cpu_machine)
     assert [r.status for r in second.results] == ["skipped-success", "success"]
     assert run_finished(logs[1]) == "success"
+
+
+def test_interrupt_after_run_stop_keeps_the_logged_outcome(cpu_machine, tmp_path, monkeypatch):
+    opts = Options(benchmarks=["ncf"], repeats=2, out=tmp_path, ingest=False, ceilings=False)
+    real_train = engine.train
+
+    def interrupted_on_the_way_out(spec, rank=0, world=1, device=None, progress=None):
+        real_train(spec, rank, world, device, progress)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine, "train", interrupted_on_the_way_out)
+    console = Console(record=True, width=200)
+    result = run_suite(opts, cpu_machine, console=console)
+    assert result.interrupted
+    assert [r.status for r in result.results] == ["success"]
+    assert run_finished(result.results[0].spec.log_path) == "success"
+    assert "interrupted: the current run had already ended (success); rerun with --resume" in (
+        console.export_text()
+    )
 
 
 def test_ddp_two_cpu_processes_with_gloo(cpu_machine, tmp_path):
