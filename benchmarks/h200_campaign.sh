@@ -30,6 +30,15 @@ seed() {  # start from the committed runs, so that --resume runs only what is mi
         cp -r runs/local/h200-x4/results runs/local/h200-x4/systems "$out/"
     fi
 }
+fp32_multi() {  # fp32 on 4 and 2 GPUs, both modes, the cheapest benchmarks first
+    local cheap=ncf,minigo,ssd,gnmt,maskrcnn dear=transformer,resnet
+    for set in "$cheap" "$dear"; do
+        for ic in default no-p2p; do run 0,1,2,3 "$set" 4 fp32 "$ic" --no-ceilings; done
+        ( run 0,1 "$set" 2 fp32 default --no-ceilings ) &
+        ( run 2,3 "$set" 2 fp32 no-p2p --no-ceilings ) &
+        wait
+    done
+}
 pack() { tar czf "${OUT:-.out}/campaign.tgz" -C .out h200; echo "packed $(du -sh "${OUT:-.out}/campaign.tgz" | cut -f1)"; }
 trap pack EXIT
 
@@ -75,11 +84,10 @@ case $phase in
     for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 4 bf16 no-p2p --no-ceilings; done
     for b in ssd ncf gnmt transformer minigo maskrcnn; do run 0,1,2,3 "$b" 2 bf16 no-p2p --no-ceilings; done
     ;;
-  fp32-multi)  # 2 and 4 GPUs, fp32, default and no-p2p
+  fp32-multi)  # fp32 on 4 and 2 GPUs, both modes, then the last single-GPU fp32 ResNet-50 run
     seed
-    for ic in default no-p2p; do for g in 4 2; do
-      run 0,1,2,3 resnet,ssd,ncf,gnmt,transformer,minigo,maskrcnn "$g" fp32 "$ic" --no-ceilings
-    done; done
+    fp32_multi
+    run 0 resnet 1 fp32 default --no-ceilings
     ;;
   resnet512)  # ResNet-50 small at 512 images per GPU, bf16, each configuration alone
     rm -rf "$out"/results/*/resnet
@@ -151,16 +159,7 @@ case $phase in
     wait
     run 0,1,2,3 ncf,transformer,maskrcnn 4 bf16 default --no-ceilings
     run 0,1,2,3 transformer,maskrcnn 4 bf16 no-p2p --no-ceilings
-    cheap=ncf,minigo,ssd,gnmt,maskrcnn
-    run 0,1,2,3 "$cheap" 4 fp32 default --no-ceilings
-    run 0,1,2,3 "$cheap" 4 fp32 no-p2p --no-ceilings
-    ( run 0,1 "$cheap" 2 fp32 default --no-ceilings ) &
-    ( run 2,3 "$cheap" 2 fp32 no-p2p --no-ceilings ) &
-    wait
-    for ic in default no-p2p; do run 0,1,2,3 transformer,resnet 4 fp32 "$ic" --no-ceilings; done
-    ( run 0,1 transformer,resnet 2 fp32 default --no-ceilings ) &
-    ( run 2,3 transformer,resnet 2 fp32 no-p2p --no-ceilings ) &
-    wait
+    fp32_multi
     ;;
   maskrcnn-multi)  # Mask R-CNN on 2 GPUs (the two modes side by side), then on 4, bf16
     seed
