@@ -95,7 +95,13 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
     param = "log_scaling" if is_wide(rows, fields) else None
     measure = rows[0]["measure"] if rows else "value"
     base = _scaled(_base(rows, title, description), fields, param)
-    x = alt.X("accelerators:Q", scale=alt.Scale(type="log", base=2), title="accelerators")
+    counts = sorted({r["accelerators"] for r in rows})
+    x = alt.X(
+        "accelerators:Q",
+        scale=alt.Scale(type="log", base=2),
+        axis=alt.Axis(values=counts, format="d"),  # ticks at the measured counts only
+        title="accelerators",
+    )
     tooltip = [
         alt.Tooltip("series:N", title="configuration"),
         alt.Tooltip("kind:N", title="evidence"),
@@ -104,7 +110,9 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
         alt.Tooltip("low:Q", title="interval low", format=".4~g"),
         alt.Tooltip("high:Q", title="interval high", format=".4~g"),
     ]
-    color = alt.Color("series:N", title="configuration")
+    color = alt.Color(
+        "series:N", title="configuration", legend=alt.Legend(labelLimit=LABEL_LIMIT_PX)
+    )
     bars = base.mark_rule().encode(
         x=x,
         y=alt.Y("low_plot:Q", axis=_axis(measure, param)),

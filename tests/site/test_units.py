@@ -86,6 +86,7 @@ def test_scaling_chart_uses_interval_columns() -> None:
     enc = spec["layer"][0]["encoding"]
     assert enc["y"]["field"] == "low_plot" and enc["y2"]["field"] == "high_plot"
     assert spec["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
+    assert spec["layer"][1]["encoding"]["x"]["axis"]["values"] == [4, 8]
 
 
 def test_advice_rules_pick_by_threshold() -> None:
@@ -137,3 +138,34 @@ def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
     assert _against({"baseline_accelerators": 2}) == "vs 2"
     assert _against({"baseline_accelerators": 1}) is None
     assert _against({}) is None
+
+
+def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
+    from collector.site.pages.benchmarks import _scaling_section
+
+    def config(gpus: int, precision: str, interconnect: str, minutes: float) -> dict:
+        return {
+            "kind": "local run, proxy scale small",
+            "round": "v0.5",
+            "submitter": "lab",
+            "accelerator": "NVIDIA H200",
+            "accelerators": gpus,
+            "precision": precision,
+            "interconnect": interconnect,
+            "minutes": minutes,
+            "fastest_minutes": minutes * 0.9,
+            "slowest_minutes": minutes * 1.1,
+        }
+
+    configs = [
+        config(1, "fp32", "nvlink", 0.9),  # one count only: no line
+        config(1, "bf16", "nvlink", 0.6),
+        config(2, "bf16", "nvlink", 0.4),
+        config(2, "bf16", "no-p2p", 0.4),  # one count only: no line
+        config(4, "bf16", "nvlink", 0.3),
+    ]
+    (chart,) = _scaling_section("benchmarks/x.md", "X", configs).charts
+    values = chart.spec["data"]["values"]
+    assert {(v["series"], v["accelerators"]) for v in values} == {
+        ("lab NVIDIA H200 (v0.5) bf16 nvlink", n) for n in (1, 2, 4)
+    }

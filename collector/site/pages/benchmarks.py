@@ -92,33 +92,33 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
     rows = []
     for c in configs:
         rows.append(
-            (
-                c["kind"],
+            (  # what tells systems apart and the score first: the page is read across
                 link(c["system"], rel(path, c["system_doc"])),
-                c["submitter"],
-                c["round"],
                 c["hardware"],
-                c.get("interconnect"),
                 c.get("precision"),
+                c.get("interconnect"),
                 Markup(markdown_text(num(c["minutes"])))
                 if c["minutes"]
                 else c["unscorable_reason"],
                 interval(c["fastest_minutes"], c["slowest_minutes"]),
                 f"{c['runs_used']} of {c['runs_total']}",
+                c["kind"],
+                c["submitter"],
+                c["round"],
             )
         )
     table = Table(
         (
-            "evidence",
             "system",
-            "submitter",
-            "round",
             "hardware",
-            "interconnect",
             "precision",
+            "interconnect",
             "score, minutes",
             "fastest–slowest run",
             "runs averaged",
+            "evidence",
+            "submitter",
+            "round",
         ),
         tuple(rows),
         caption="Score: the fastest and slowest scored runs dropped, the rest averaged "
@@ -152,12 +152,21 @@ def _chart_rows(rows: list[Row]) -> list[Row]:
     return [{k: r.get(k) for k in keep} for r in rows]
 
 
+def _family_label(key: tuple) -> str:
+    """'submitter accelerator (round)', then the precision and interconnect where known."""
+    _kind, rnd, submitter, accelerator, precision, interconnect = key
+    known = " ".join(str(v) for v in (precision, interconnect) if v)
+    return f"{submitter} {accelerator} ({rnd})" + (f" {known}" if known else "")
+
+
 def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
-    """Minutes against accelerator count for each family (same source, submitter, accelerator)."""
+    """Minutes against accelerator count for each family: same source, round, submitter,
+    accelerator, precision and interconnect (one line never joins fp32 to bf16)."""
     families: dict[tuple, list[Row]] = defaultdict(list)
     for c in configs:
         if c["minutes"] and c.get("accelerators"):
-            families[(c["kind"], c["round"], c["submitter"], c.get("accelerator"))].append(c)
+            key = (c["kind"], c["round"], c["submitter"], c.get("accelerator"))
+            families[(*key, c.get("precision"), c.get("interconnect"))].append(c)
     series = {k: v for k, v in families.items() if len({c["accelerators"] for c in v}) > 1}
     if not series:
         return Section(
@@ -175,7 +184,7 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
                 "value": c["minutes"],
                 "low": c["fastest_minutes"],
                 "high": c["slowest_minutes"],
-                "series": f"{k[2]} {k[3]} ({k[1]})",
+                "series": _family_label(k),
                 "measure": "minutes to train",
                 "kind": k[0],
             }
@@ -194,10 +203,10 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
     return Section(
         "Scaling",
         intro=Markup(
-            "Time to train against accelerator count within one submitter, round and "
-            "accelerator model. Error bars span the fastest to the slowest converged "
-            "run. Scaling efficiency with bootstrap intervals is on the "
-            "[Compare](../compare.md) page."
+            "Time to train against accelerator count within one submitter, round, "
+            "accelerator model, precision and interconnect. Error bars span the fastest "
+            "to the slowest converged run. Scaling efficiency with bootstrap intervals is "
+            "on the [Compare](../compare.md) page."
         ),
         charts=tuple(chart_list),
     )
