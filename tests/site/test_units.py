@@ -169,3 +169,12 @@ def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
     assert {(v["series"], v["accelerators"]) for v in values} == {
         ("lab NVIDIA H200 (v0.5) bf16 nvlink", n) for n in (1, 2, 4)
     }
+
+
+def test_compare_tables_show_columns_their_tables_have() -> None:
+    from collector import query
+    from collector.site.pages.compare import SHOWN
+
+    contracts = query.contracts()
+    for table, shown in SHOWN.items():
+        assert set(shown) <= {c["name"] for c in contracts[table].columns}, table

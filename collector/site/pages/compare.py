@@ -17,12 +17,28 @@ TOPICS = (
     ("Interconnect", "interconnect_delta", "interconnect", "PCIe slower than NVLink, %"),
     ("Cost and energy", "cost_energy", None, ""),
 )
-# Columns shown for a topic's table where not all of them (the Data page has every column).
+# Columns shown for a topic's table, what is compared and the answer first (the Data page has
+# every column).
 SHOWN = {
+    "scaling": (
+        "benchmark", "system", "accelerators", "baseline_accelerators", "kind", "precision",
+        "interconnect", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct",
+        "speedup", "within_noise", "runs", "baseline_runs", "source", "round", "submitter",
+    ),
+    "precision_gain": (
+        "benchmark", "system", "accelerators", "precision", "baseline_precision", "kind", "gain",
+        "gain_ci_low", "gain_ci_high", "within_noise", "runs", "baseline_runs", "source", "round",
+    ),
+    "interconnect_delta": (
+        "benchmark", "accelerators", "precision", "interconnect", "baseline_interconnect", "gain",
+        "gain_ci_low", "gain_ci_high", "within_noise", "confounders", "systems",
+        "baseline_systems", "runs", "baseline_runs", "source", "round",
+    ),
     "cost_energy": (
-        "source", "benchmark", "system", "accelerators", "precision", "interconnect", "runs",
-        "minutes", "accelerator_hours", "energy_at_tdp_kwh", "measured_runs",
-        "power_measured_per_accelerator_w", "energy_measured_kwh", "cost_usd", "price_label",
+        "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
+        "accelerator_hours", "energy_at_tdp_kwh", "energy_measured_kwh",
+        "power_measured_per_accelerator_w", "measured_runs", "runs", "cost_usd", "price_label",
+        "source",
     ),
 }  # fmt: skip
 # Scaling rows say how they were measured: strong from time to train, weak from throughput.
