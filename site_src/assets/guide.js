@@ -54,23 +54,45 @@
       " configurations train within " + fmt(hours) + " h (" + fmt(limit) + " minutes).",
       {"class": "guide-summary"}));
     if (!rows.length) return;
-    var table = el("table", null, {"class": "guide-table"});
+    // one table per kind of evidence, official results first: kinds are never ranked as one
+    var kinds = rows.map(function (r) { return r.kind; }).filter(function (k, i, all) {
+      return all.indexOf(k) === i;
+    }).sort(function (a, b) { return evidenceRank(a) - evidenceRank(b); });
+    kinds.forEach(function (kind) {
+      var mine = rows.filter(function (r) { return r.kind === kind; });
+      answer.appendChild(el("h3", kind + ": " + mine.length + " configuration" +
+        (mine.length === 1 ? "" : "s"), {"class": "guide-kind"}));
+      if (kind.indexOf("proxy scale") !== -1) {
+        answer.appendChild(el("p", "Proxy-scale runs train a smaller problem than MLPerf's; " +
+          "their minutes compare with each other, not with official results."));
+      }
+      answer.appendChild(table(mine, limit));
+    });
+  }
+
+  function evidenceRank(kind) {
+    if (kind.indexOf("official") === 0) return 0;
+    return kind.indexOf("proxy scale") === -1 ? 1 : 2;
+  }
+
+  function table(rows, limit) {
+    var t = el("table", null, {"class": "guide-table"});
     var head = el("tr");
-    ["accelerators", "hardware", "system", "workload", "evidence", "minutes",
-     "run range", "meets deadline", "reasons"].forEach(function (h) { head.appendChild(el("th", h)); });
-    table.appendChild(el("thead")).appendChild(head);
-    var body = table.appendChild(el("tbody"));
+    ["accelerators", "hardware", "system", "workload", "minutes", "run range",
+     "meets deadline", "reasons"].forEach(function (h) { head.appendChild(el("th", h)); });
+    t.appendChild(el("thead")).appendChild(head);
+    var body = t.appendChild(el("tbody"));
     rows.forEach(function (r) {
       var tr = el("tr");
       tr.appendChild(el("td", r.accelerators || "CPU only"));
-      tr.appendChild(el("td", r.hardware + (r.interconnect ? ", " + r.interconnect : "")));
+      tr.appendChild(el("td", r.hardware + (r.interconnect ? ", " + r.interconnect : "") +
+        (r.precision ? ", " + r.precision : "")));
       var sys = el("td");
       sys.appendChild(link(r.submitter + " " + r.system + " " + r.round, r.system_href));
       tr.appendChild(sys);
       var wl = el("td");
       wl.appendChild(link(r.title, r.benchmark_href));
       tr.appendChild(wl);
-      tr.appendChild(el("td", r.kind));
       tr.appendChild(el("td", fmt(r.minutes)));
       tr.appendChild(el("td", fmt(r.fastest_minutes) + "–" + fmt(r.slowest_minutes)));
       tr.appendChild(el("td", r.slowest_minutes !== null && r.slowest_minutes <= limit
@@ -78,7 +100,7 @@
       tr.appendChild(el("td", (r.reasons || []).join("; ") || "—"));
       body.appendChild(tr);
     });
-    answer.appendChild(table);
+    return t;
   }
 
   function renderAdvice(data) {

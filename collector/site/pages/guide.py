@@ -53,9 +53,10 @@ def page(data: SiteData) -> GuidePage:
         configs.append(row)
     configs.sort(key=lambda r: (r["accelerators"] or 0, r["minutes"]))
     intro = Markup(
-        "Pick a workload and a deadline. The table lists every configuration whose score "
-        "meets the deadline, fewest accelerators first. *All runs* means even the slowest "
-        "converged run met it; *on average* means the score did but some run did not."
+        "Pick a workload and a deadline. The answer lists every configuration whose score "
+        "meets the deadline, one table per kind of evidence (official results first), "
+        "fewest accelerators first. *All runs* means even the slowest converged run met it; "
+        "*on average* means the score did but some run did not."
     )
     return GuidePage(
         path,
