@@ -138,6 +138,10 @@ def _guide_filters(visit: Visit, base: str) -> None:
     for value in options:
         visit.page.select_option("#guide-workload", value)
         answers.add(summary.inner_text())
+        kinds = [h.split(":")[0] for h in visit.page.locator(".guide-kind").all_inner_texts()]
+        assert len(kinds) == len(set(kinds)), kinds  # one table per kind of evidence
+        official = [k for k in kinds if k.startswith("official")]
+        assert kinds[: len(official)] == official, kinds  # official results first
     visit.page.check('input[name="guide-deadline"][value="custom"]')
     visit.page.fill("#guide-hours", "0.0001")  # 0.36 s: below every run
     answers.add(summary.inner_text())
