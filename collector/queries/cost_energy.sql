@@ -4,8 +4,10 @@
 -- measured where the configuration's runs sampled power (power).
 WITH measured AS (
     SELECT
-        o.config_id, count(*) AS measured_runs, avg(p.energy_kwh) AS energy_measured_kwh,
-        avg(p.power_per_accelerator_w) AS power_measured_per_accelerator_w
+        o.config_id, count(*) AS measured_runs,
+        list_avg(list(p.energy_kwh ORDER BY p.run_id)) AS energy_measured_kwh,
+        list_avg(list(p.power_per_accelerator_w ORDER BY p.run_id))
+            AS power_measured_per_accelerator_w
     FROM power AS p
     JOIN observations AS o ON o.evidence_id = p.run_id AND o.source = p.source
     WHERE p.status = 'success'

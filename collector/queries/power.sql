@@ -21,8 +21,10 @@ timed AS (
 ),
 devices AS (
     SELECT
+        -- means over ordered lists: the same bits whatever order the threads add in
         run_id, device, any_value(clocked) AS clocked, count(*) AS samples,
-        avg(gpu_power_w) AS power_w, avg(gpu_util_pct) AS util_pct,
+        list_avg(list(gpu_power_w ORDER BY time_s)) AS power_w,
+        list_avg(list(gpu_util_pct ORDER BY time_s)) AS util_pct,
         max(gpu_temp_c) AS temp_max_c, list(gpu_sm_clock_mhz) AS clocks
     FROM timed
     GROUP BY run_id, device
@@ -30,7 +32,8 @@ devices AS (
 per_run AS (
     SELECT
         run_id, count(*) AS devices_sampled, min(samples) AS samples_per_device,
-        sum(power_w) AS power_w, avg(util_pct) AS gpu_util_pct,
+        list_sum(list(power_w ORDER BY device)) AS power_w,
+        list_avg(list(util_pct ORDER BY device)) AS gpu_util_pct,
         min(list_median(clocks)) AS sm_clock_median_min_mhz, max(temp_max_c) AS gpu_temp_max_c,
         -- clocked is a property of the run's file
         CASE WHEN any_value(clocked) THEN 'wall clock' ELSE 'end of sampling' END AS aligned_by

@@ -48,13 +48,14 @@ pairs AS (
                     - m.accelerators / b.accelerators) < 0.01 * m.accelerators / b.accelerators)
 ),
 boot AS (
-    -- strong: baseline time / time; weak: throughput / baseline throughput
+    -- strong: baseline time / time; weak: throughput / baseline throughput (one call for
+    -- both kinds, so the interval function gets whole batches of pairs)
     SELECT
         p.config_id, p.kind,
-        CASE p.kind
-            WHEN 'strong' THEN bootstrap_ratio(y.minutes, x.minutes)
-            ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
-        END AS ci
+        bootstrap_ratio(
+            CASE p.kind WHEN 'strong' THEN y.minutes ELSE x.throughput_samples_per_s END,
+            CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END
+        ) AS ci
     FROM pairs AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id

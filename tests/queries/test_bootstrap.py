@@ -100,6 +100,30 @@ def test_ratio_rows_do_not_depend_on_their_batch_or_the_threads(monkeypatch):
     assert together[:8] == alone
 
 
+@pytest.mark.parametrize("side", [-1, 0, 1])
+def test_stacked_products_are_the_products_one_at_a_time(side):
+    """A run of groups of one size is resampled by one stacked matmul: bit for bit the
+    products of PRODUCT_ROWS rows each that the weights give one at a time."""
+    rng = np.random.default_rng(12)
+    lengths = np.array([4] * 37 + [9] * 21 + [2] * 5)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    groups = (offsets, lengths, rng.lognormal(2, 0.4, lengths.sum()))
+    rows = np.arange(lengths.size)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=1000, level=0.95)
+    block, sizes = bootstrap._gather(groups, rows)
+    stacked = np.zeros((rows.size + bootstrap.PRODUCT_ROWS, 1000))
+    boot._resample(block, sizes, side, stacked)
+    shifted, first = side >= 0, 0 if side >= 0 else 1
+    one_by_one = np.zeros_like(stacked)
+    for start, stop in bootstrap._runs(sizes):
+        n = int(sizes[start])
+        weights = boot._weights(n, max(side, 0), shifted)
+        for row in range(start, stop, bootstrap.PRODUCT_ROWS):
+            part = block[row : row + bootstrap.PRODUCT_ROWS, first : n + 1]
+            np.matmul(part, weights, out=one_by_one[row : row + bootstrap.PRODUCT_ROWS])
+    assert stacked[: rows.size].tobytes() == one_by_one[: rows.size].tobytes()
+
+
 def test_negative_values_rank_as_numbers():
     """Statistics of either sign (here ratios with negative numerators) rank by value."""
     num = np.array([-3.0, 2.5, -1.0, 4.0, 0.5])

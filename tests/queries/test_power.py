@@ -1,5 +1,7 @@
 """power and the measured columns of cost_energy, from given runs and telemetry rows."""
 
+import random
+
 import pytest
 
 from collector import query
@@ -103,3 +105,24 @@ def test_cost_energy_averages_the_measured_successful_runs(con):
     assert one["power_measured_per_accelerator_w"] == pytest.approx(600.0)
     assert one["energy_measured_kwh"] < one["energy_at_tdp_kwh"]
     assert rows[2]["energy_measured_kwh"] == pytest.approx(900.0 * 60 / 3.6e6)
+
+
+def test_power_does_not_depend_on_the_order_samples_are_stored_in(tmp_path):
+    """Means are taken in time order: the stored order (or the threads') changes no bit."""
+    clocked = run("box", 2, 1.0, 0, run_start_unix_s=1000.0, run_stop_unix_s=1300.0, **H200)
+    rng = random.Random(3)
+    watts = {t: 300.0 + rng.random() * 400.0 for t in range(0, 300)}
+    rows = [
+        row
+        for device in ("0", "1")
+        for row in samples(clocked["run_id"], device, range(0, 300), watts.__getitem__, 1000.0)
+    ]
+    found = []
+    for name, ordered in (("forward", rows), ("backward", rows[::-1])):
+        tables = snapshot.empty().tables
+        tables["runs"] = load("runs").table_from_rows([clocked])
+        tables["telemetry"] = load("telemetry").table_from_rows(ordered)
+        snapshot.write(tmp_path / name, snapshot.Snapshot(tables))
+        with query.connect(tmp_path / name) as connection:
+            found.append(by_system(connection, "power"))
+    assert found[0] == found[1]
