@@ -178,3 +178,15 @@ def test_compare_tables_show_columns_their_tables_have() -> None:
     contracts = query.contracts()
     for table, shown in SHOWN.items():
         assert set(shown) <= {c["name"] for c in contracts[table].columns}, table
+
+
+def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None:
+    from collector.site.pages.compare import _label
+    from collector.site.pages.observations import Observation
+
+    def gain(kind: str) -> Observation:
+        row = {"system": "box", "kind": kind}
+        return Observation("precision", "ssd", "vision", 4.6, 4.4, 4.8, 1, "local run", row)
+
+    assert _label(gain("time")) == "ssd · box · 1 · time to train"
+    assert _label(gain("throughput")) == "ssd · box · 1 · throughput"

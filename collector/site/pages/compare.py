@@ -41,8 +41,14 @@ SHOWN = {
         "source",
     ),
 }  # fmt: skip
-# Scaling rows say how they were measured: strong from time to train, weak from throughput.
-SCALING_KINDS = {"strong": "time to train", "weak": "throughput"}
+# Rows say how they were measured: strong scaling and time gains from time to train, weak
+# scaling and throughput gains from throughput.
+MEASURED_BY = {
+    "strong": "time to train",
+    "weak": "throughput",
+    "time": "time to train",
+    "throughput": "throughput",
+}
 NOTES = {
     "scaling": " Strong scaling compares times to train, weak scaling the throughput of runs"
     " whose batch grows with the accelerators."
@@ -127,13 +133,13 @@ def _topic(
 
 
 def _label(o: Observation) -> str:
-    """Benchmark · system · accelerators, and for scaling how it was measured and against
-    what count where that is not one accelerator."""
+    """Benchmark · system · accelerators, how it was measured (time to train or throughput)
+    and, for scaling, against what count where that is not one accelerator."""
     parts = (
         o.benchmark,
         o.row.get("system") or "",
         o.accelerators,
-        SCALING_KINDS.get(o.row.get("kind") or ""),
+        MEASURED_BY.get(o.row.get("kind") or ""),
         _against(o.row),
     )
     return " · ".join(str(part) for part in parts if part is not None)
