@@ -199,3 +199,19 @@ class Workload(ABC):
         if not path.exists():
             raise FileNotFoundError(f"{self.name}: expected {path}")
         return path
+
+
+class DatasetWorkload(Workload):
+    """A workload that trains on in-memory shards at the proxy scales and on a real data set's
+    loaders at ``full``: subclasses set ``shards`` (None at ``full``) and ``loaders``."""
+
+    shards: TensorShards | None = None
+    loaders: Any = None
+
+    def train_batches(self, epoch: int) -> Iterator[Batch]:
+        """Synthetic shards, or the data set's training loader."""
+        if self.shards is not None:
+            yield from self.shards.epoch(epoch)
+            return
+        self.loaders.set_epoch(epoch)
+        yield from self.loaders.train()

@@ -9,7 +9,6 @@ when mask mAP also reaches ``mask_target`` (MLPerf requires both).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any, cast
 
 import torch
@@ -17,9 +16,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import Batch, RunContext, TensorShards, Workload, batched
+from collector.run.workloads.base import Batch, RunContext, batched
 from collector.run.workloads.boxes import (
-    COCO_THRESHOLDS,
     average_precision,
     batched_nms,
     box_iou,
@@ -27,7 +25,7 @@ from collector.run.workloads.boxes import (
     encode,
     roi_align,
 )
-from collector.run.workloads.scenes import scene_sets
+from collector.run.workloads.scenes import SceneWorkload
 
 # feature maps, objectness, box deltas and anchors per level; targets: boxes, labels, masks
 Outputs = tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]
@@ -353,48 +351,21 @@ def mask_iou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return inter / (a.sum(1)[:, None] + b.sum(1)[None] - inter).clamp(min=1)
 
 
-class MaskRCNNWorkload(Workload):
+class MaskRCNNWorkload(SceneWorkload):
     """Mask R-CNN on synthetic scenes with instance masks (proxy scales) or COCO (``full``)."""
 
     name = "maskrcnn"
     convolutional = True
+    masks = True
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
-        p = params
-        self.num_classes = int(p["num_classes"])
-        self.mask_target = float(p["mask_target"])
-        self.thresholds = COCO_THRESHOLDS if p.get("map", "coco") == "coco" else [0.5]
+        self.mask_target = float(params["mask_target"])
         self.last_mask_ap = 0.0
-        if scale == "full":
-            from collector.run.data.coco import coco_loaders
-
-            self.loaders = coco_loaders(
-                self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p, masks=True
-            )
-            self.shards = None
-            self.n_eval = self.loaders.n_eval
-        else:
-            train, ev = scene_sets(p, self.num_classes, self.data_seed, ctx.device)
-            self.eval_set = (ev.images, ev.boxes, ev.labels, ev.masks)
-            self.shards = TensorShards(
-                (train.images, train.boxes, train.labels, train.masks),
-                self.global_batch_size,
-                ctx,
-                ctx.seed,
-            )
 
     def build_model(self) -> nn.Module:
         """Mask R-CNN at the configured size."""
         return MaskRCNN(self.params, self.num_classes)
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Synthetic shards, or the COCO training loader (with masks)."""
-        if self.shards is not None:
-            yield from self.shards.epoch(epoch)
-            return
-        self.loaders.set_epoch(epoch)
-        yield from self.loaders.train()
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Sum of RPN, box and mask losses."""

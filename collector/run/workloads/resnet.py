@@ -7,7 +7,6 @@ ImageNet in the standard folder layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -17,9 +16,9 @@ from torch import nn
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
 from collector.run.workloads.base import (
     Batch,
+    DatasetWorkload,
     RunContext,
     TensorShards,
-    Workload,
     batched,
     generator,
 )
@@ -65,7 +64,7 @@ def synthetic_images(
     return torch.cat(xs), labels
 
 
-class ResNetWorkload(Workload):
+class ResNetWorkload(DatasetWorkload):
     """ResNet-50 v1.5 trained with SGD and label-smoothed cross entropy."""
 
     name = "resnet"
@@ -81,7 +80,6 @@ class ResNetWorkload(Workload):
             self.loaders = imagenet_loaders(
                 self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p
             )
-            self.shards = None
             self.n_eval = self.loaders.n_eval
         else:
             dev = ctx.device
@@ -98,14 +96,6 @@ class ResNetWorkload(Workload):
     def build_model(self) -> nn.Module:
         """ResNet-50 v1.5 at the configured width and depth."""
         return ResNet50(self.num_classes, int(self.params["width"]), list(self.params["layers"]))
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Synthetic shards, or the ImageNet training loader."""
-        if self.shards is not None:
-            yield from self.shards.epoch(epoch)
-            return
-        self.loaders.set_epoch(epoch)
-        yield from self.loaders.train()
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Cross entropy with the configured label smoothing."""

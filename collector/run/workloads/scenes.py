@@ -12,7 +12,8 @@ from typing import Any
 
 import torch
 
-from collector.run.workloads.base import generator
+from collector.run.workloads.base import DatasetWorkload, RunContext, TensorShards, generator
+from collector.run.workloads.boxes import COCO_THRESHOLDS
 
 
 @dataclass
@@ -97,3 +98,32 @@ def scene_sets(
         device,
     )
     return scenes.split(int(params["train_samples"]))
+
+
+class SceneWorkload(DatasetWorkload):
+    """A detection workload: synthetic scenes at the proxy scales, COCO at ``full``; with
+    ``masks`` the instance masks come along as the fourth tensor of every batch."""
+
+    masks: bool = False
+
+    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
+        super().__init__(params, scale, ctx)
+        p = params
+        self.num_classes = int(p["num_classes"])
+        self.thresholds = COCO_THRESHOLDS if p.get("map", "coco") == "coco" else [0.5]
+        if scale == "full":
+            from collector.run.data.coco import coco_loaders
+
+            size, batch = int(p["image_size"]), self.global_batch_size
+            self.loaders = coco_loaders(self.data_path(), size, batch, ctx, p, masks=self.masks)
+            self.n_eval = self.loaders.n_eval
+            return
+        train, ev = scene_sets(p, self.num_classes, self.data_seed, ctx.device)
+        tensors = 4 if self.masks else 3
+        self.eval_set = (ev.images, ev.boxes, ev.labels, ev.masks)[:tensors]
+        self.shards = TensorShards(
+            (train.images, train.boxes, train.labels, train.masks)[:tensors],
+            self.global_batch_size,
+            ctx,
+            ctx.seed,
+        )

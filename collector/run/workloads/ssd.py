@@ -10,24 +10,21 @@ cross-entropy confidence losses using 3:1 hard-negative mining.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
-from collector.run.workloads.base import Batch, RunContext, TensorShards, Workload, batched
+from collector.run.workloads.base import Batch, batched
 from collector.run.workloads.boxes import (
-    COCO_THRESHOLDS,
     average_precision,
     batched_nms,
     box_iou,
     decode,
     encode,
 )
-from collector.run.workloads.scenes import scene_sets
+from collector.run.workloads.scenes import SceneWorkload
 
 BOX_WEIGHTS = (10.0, 10.0, 5.0, 5.0)
 
@@ -172,31 +169,11 @@ def detect(
     return out
 
 
-class SSDWorkload(Workload):
+class SSDWorkload(SceneWorkload):
     """SSD-ResNet34 on synthetic scenes (proxy scales) or COCO (``full``)."""
 
     name = "ssd"
     convolutional = True
-
-    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
-        super().__init__(params, scale, ctx)
-        p = params
-        self.num_classes = int(p["num_classes"])
-        self.thresholds = COCO_THRESHOLDS if p.get("map", "coco") == "coco" else [0.5]
-        if scale == "full":
-            from collector.run.data.coco import coco_loaders
-
-            self.loaders = coco_loaders(
-                self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p, masks=False
-            )
-            self.shards = None
-            self.n_eval = self.loaders.n_eval
-        else:
-            train, ev = scene_sets(p, self.num_classes, self.data_seed, ctx.device)
-            self.eval_set = (ev.images, ev.boxes, ev.labels)
-            self.shards = TensorShards(
-                (train.images, train.boxes, train.labels), self.global_batch_size, ctx, ctx.seed
-            )
 
     def build_model(self) -> nn.Module:
         """SSD-ResNet34 at the configured size."""
@@ -209,14 +186,6 @@ class SSDWorkload(Workload):
             list(p["extras"]),
             list(p["anchors"]),
         )
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Synthetic shards, or the COCO training loader."""
-        if self.shards is not None:
-            yield from self.shards.epoch(epoch)
-            return
-        self.loaders.set_epoch(epoch)
-        yield from self.loaders.train()
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Multibox loss."""
