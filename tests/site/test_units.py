@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from collector.site import charts
 from collector.site.config import settings
 from collector.site.escape import json_for_html, markdown_text, title_text
@@ -190,3 +192,63 @@ def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None
 
     assert _label(gain("time")) == "ssd · box · 1 · time to train"
     assert _label(gain("throughput")) == "ssd · box · 1 · throughput"
+
+
+def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> None:
+    from collector.site.pages.compare import _label
+    from collector.site.pages.observations import observations
+
+    row = {
+        "benchmark": "gnmt",
+        "accelerators": 4,
+        "source": "local",
+        "scale": "small",
+        "kind": "measured",
+        "gain": 1.25,
+        "gain_ci_low": 1.1,
+        "gain_ci_high": 1.5,
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return [row] if name == "interconnect_delta" else []
+
+    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    assert (o.value, o.low, o.high) == pytest.approx((25.0, 10.0, 50.0))
+    assert _label(o) == "gnmt · 4"
+
+
+def test_guide_reasons_are_the_configurations_own() -> None:
+    from collector.site.pages.guide import _reasons
+
+    local = {"benchmark": "gnmt", "source": "local", "scale": "small"}
+    tables = {
+        "scaling": [
+            {**local, "kind": "strong", "accelerators": 4, "system": "a", "efficiency_pct": 50.0},
+            {
+                **local,
+                "kind": "strong",
+                "accelerators": 4,
+                "system": "b",
+                "baseline_accelerators": 2,
+                "efficiency_pct": 90.0,
+            },
+        ],
+        "interconnect_delta": [
+            {**local, "kind": "measured", "accelerators": n, "gain": g}
+            for n, g in ((2, 1.1), (4, 1.9))
+        ],
+        "precision_gain": [{**local, "kind": "time", "accelerators": 1, "gain": 5.0}],
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return tables.get(name, [])
+
+    reasons = _reasons(Data())  # type: ignore[arg-type]
+    evidence = "local run, proxy scale small"
+    assert reasons[(evidence, "gnmt", 4, "a")] == ["scaling efficiency 50% in time to train"]
+    assert reasons[(evidence, "gnmt", 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
+    assert reasons[(evidence, "gnmt", 2)] == ["10% slower without NVLink"]
+    assert reasons[(evidence, "gnmt", 4)] == ["90% slower without NVLink"]
+    assert reasons[(evidence, "gnmt")] == ["mixed precision 5x in time to train at 1"]

@@ -9,12 +9,12 @@ from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import Row, chart_ref, kind, num
-from collector.site.pages.observations import Observation, observations
+from collector.site.pages.observations import MEASURED_BY, Observation, observations
 
 TOPICS = (
     ("Scaling efficiency", "scaling", "scaling", "efficiency, % of linear"),
     ("Mixed precision", "precision_gain", "precision", "speedup over FP32, x"),
-    ("Interconnect", "interconnect_delta", "interconnect", "PCIe slower than NVLink, %"),
+    ("Interconnect", "interconnect_delta", "interconnect", "slower without NVLink, %"),
     ("Cost and energy", "cost_energy", None, ""),
 )
 # Columns shown for a topic's table, what is compared and the answer first (the Data page has
@@ -41,14 +41,6 @@ SHOWN = {
         "source",
     ),
 }  # fmt: skip
-# Rows say how they were measured: strong scaling and time gains from time to train, weak
-# scaling and throughput gains from throughput.
-MEASURED_BY = {
-    "strong": "time to train",
-    "weak": "throughput",
-    "time": "time to train",
-    "throughput": "throughput",
-}
 NOTES = {
     "scaling": " Strong scaling compares times to train, weak scaling the throughput of runs"
     " whose batch grows with the accelerators."
@@ -137,12 +129,12 @@ def _label(o: Observation) -> str:
     and, for scaling, against what count where that is not one accelerator."""
     parts = (
         o.benchmark,
-        o.row.get("system") or "",
+        o.row.get("system"),
         o.accelerators,
         MEASURED_BY.get(o.row.get("kind") or ""),
         _against(o.row),
     )
-    return " · ".join(str(part) for part in parts if part is not None)
+    return " · ".join(str(part) for part in parts if part not in (None, ""))
 
 
 def _against(row: Row) -> str | None:

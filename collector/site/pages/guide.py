@@ -10,7 +10,7 @@ from collector.site.model import GuidePage
 from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import benchmark_page, kind, rel
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import advice, observations
+from collector.site.pages.observations import MEASURED_BY, advice, observations
 
 FIELDS = (
     "benchmark",
@@ -49,7 +49,13 @@ def page(data: SiteData) -> GuidePage:
         row = {k: c.get(k) for k in FIELDS}
         row["system_href"] = rel(path, c["system_doc"])
         row["benchmark_href"] = rel(path, benchmark_page(c["benchmark"]))
-        row["reasons"] = reasons.get((kind(c), c["benchmark"], c.get("accelerators")), [])
+        bench = (kind(c), c["benchmark"])
+        count = (*bench, c.get("accelerators"))
+        row["reasons"] = [
+            *reasons.get((*count, c.get("system")), []),
+            *reasons.get(count, []),
+            *reasons.get(bench, []),
+        ]
         configs.append(row)
     configs.sort(key=lambda r: (r["accelerators"] or 0, r["minutes"]))
     intro = Markup(
@@ -71,24 +77,41 @@ def page(data: SiteData) -> GuidePage:
 
 
 def _reasons(data: SiteData) -> dict[tuple, list[str]]:
-    """Per evidence kind, benchmark and accelerator count, the measured reasons a
-    configuration fits: one per measure, from the same kind of evidence as the configuration
-    (time-based before throughput-based), so sources are never mixed in one answer."""
-    out: dict[tuple, dict[str, str]] = {}
+    """The measured reasons a configuration fits, from the same kind of evidence as the
+    configuration, so sources are never mixed in one answer; one per measure and way of
+    measuring it (time to train or throughput), time-based first.
+
+    Keyed by evidence kind and benchmark, then: scaling by the configuration's accelerators
+    and system (against one accelerator where that was measured), interconnect by the
+    accelerator count, mixed precision not further (it names the count it was measured at).
+    """
+    out: dict[tuple, dict[tuple[str, str], str]] = {}
     labels = {
         "scaling": "scaling efficiency {v}%",
         "precision": "mixed precision {v}x",
-        "interconnect": "PCIe vs NVLink {v}%",
+        "interconnect": "{v}% slower without NVLink",
     }
-    counts = {c.get("accelerators") for c in data.rows("scores")}
     for measure, label in labels.items():
         found = observations(data, measure)
-        found.sort(key=lambda o: o.row.get("kind") not in ("strong", "time", None))
+        found.sort(
+            key=lambda o: (
+                o.row.get("kind") not in ("strong", "time", None),
+                o.row.get("baseline_accelerators") not in (None, 1),
+            )
+        )
         for o in found:
-            text = label.format(v=f"{o.value:.3g}")
+            how = MEASURED_BY.get(o.row.get("kind") or "", "")
+            text = label.format(v=f"{o.value:.3g}") + (f" in {how}" if how else "")
+            key: tuple = (o.kind, o.benchmark)
+            if measure == "scaling":
+                key = (*key, o.accelerators, o.row.get("system"))
+                base = o.row.get("baseline_accelerators")
+                text += f" vs {base}" if base not in (None, 1) else ""
+            elif measure == "interconnect":
+                key = (*key, o.accelerators)
+            else:
+                text += f" at {o.accelerators}" if o.accelerators else ""
             if o.low is not None and o.high is not None:
                 text += f" ({o.low:.3g}–{o.high:.3g})"
-            ns = [o.accelerators] if measure == "scaling" else sorted(counts, key=str)
-            for n in ns:
-                out.setdefault((o.kind, o.benchmark, n), {}).setdefault(measure, text)
+            out.setdefault(key, {}).setdefault((measure, how), text)
     return {key: list(found.values()) for key, found in out.items()}

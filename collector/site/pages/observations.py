@@ -1,8 +1,4 @@
-"""Measured comparisons read from the derived tables, as (value, interval) observations.
-
-The derived tables name an estimate and its 95% interval by column; this module finds them by
-name (`efficiency_pct` with `efficiency_pct_low`/`_high`, or `_lo`/`_hi`, `ci_low`/`ci_high`).
-"""
+"""Measured comparisons read from the derived tables, as (value, interval) observations."""
 
 from __future__ import annotations
 
@@ -12,14 +8,44 @@ from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.pages.common import Row, kind, on_nodes
 
-# measure -> (table, candidate value columns)
+
+@dataclass(frozen=True)
+class Measure:
+    """Where a measure lives: its table, its value column and the interval's columns; with
+    ``percent_over_one`` a ratio is shown as percent above one ((ratio - 1) x 100)."""
+
+    table: str
+    value: str
+    low: str
+    high: str
+    percent_over_one: bool = False
+
+    def read(self, row: Row, column: str) -> float | None:
+        """The column of `row` in the measure's unit, or None where it is not a number."""
+        v = row.get(column)
+        if not isinstance(v, int | float):
+            return None
+        return (float(v) - 1.0) * 100.0 if self.percent_over_one else float(v)
+
+
 MEASURES = {
-    "scaling": ("scaling", ("efficiency_pct",)),
-    "precision": ("precision_gain", ("speedup", "gain", "ratio", "precision_gain")),
-    "interconnect": ("interconnect_delta", ("delta_pct", "slowdown_pct", "interconnect_delta_pct")),
+    "scaling": Measure(
+        "scaling", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct"
+    ),
+    "precision": Measure("precision_gain", "gain", "gain_ci_low", "gain_ci_high"),
+    # interconnect_delta's gain is time without NVLink / time with it: shown as percent slower
+    "interconnect": Measure(
+        "interconnect_delta", "gain", "gain_ci_low", "gain_ci_high", percent_over_one=True
+    ),
 }
-_LOW = ("{}_low", "{}_lo", "{}_ci_low", "ci_low", "low", "lo")
-_HIGH = ("{}_high", "{}_hi", "{}_ci_high", "ci_high", "high", "hi")
+# How a row was measured, by its kind: strong scaling and time gains from time to train, weak
+# scaling and throughput gains from throughput.
+MEASURED_BY = {
+    "strong": "time to train",
+    "weak": "throughput",
+    "time": "time to train",
+    "throughput": "throughput",
+}
 
 
 @dataclass(frozen=True)
@@ -37,33 +63,22 @@ class Observation:
     row: Row
 
 
-def _pick(row: Row, names: tuple[str, ...], base: str) -> float | None:
-    stem = base.removesuffix("_pct")
-    suffix = "_pct" if base.endswith("_pct") else ""
-    side = "low" if "{}_low" in names else "high"
-    for n in (f"{stem}_ci_{side}{suffix}", *names):
-        v = row.get(n.format(base))
-        if isinstance(v, int | float):
-            return float(v)
-    return None
-
-
 def observations(data: SiteData, measure: str) -> list[Observation]:
     """Every row of the measure's table that has a value, as observations."""
-    table, candidates = MEASURES[measure]
+    m = MEASURES[measure]
     out = []
-    for row in data.rows(table):
-        base = next((c for c in candidates if isinstance(row.get(c), int | float)), None)
-        if base is None or not row.get("benchmark"):
+    for row in data.rows(m.table):
+        value = m.read(row, m.value)
+        if value is None or not row.get("benchmark"):
             continue
         out.append(
             Observation(
                 measure=measure,
                 benchmark=row["benchmark"],
                 domain=settings().benchmark(row["benchmark"]).domain,
-                value=float(row[base]),
-                low=_pick(row, _LOW, base),
-                high=_pick(row, _HIGH, base),
+                value=value,
+                low=m.read(row, m.low),
+                high=m.read(row, m.high),
                 accelerators=row.get("accelerators") or row.get("accelerators_to"),
                 kind=kind(row),
                 row=row,
