@@ -252,3 +252,40 @@ def test_guide_reasons_are_the_configurations_own() -> None:
     assert reasons[(evidence, "gnmt", 2)] == ["10% slower without NVLink"]
     assert reasons[(evidence, "gnmt", 4)] == ["90% slower without NVLink"]
     assert reasons[(evidence, "gnmt")] == ["mixed precision 5x in time to train at 1"]
+
+
+def test_home_states_interconnect_and_precision_findings_with_their_caveats() -> None:
+    from collector.site.pages.home import _interconnect_findings, _precision_findings
+
+    official = {"benchmark": "resnet", "source": "official", "kind": "measured"}
+    local = {"benchmark": "gnmt", "source": "local", "scale": "small"}
+    tables = {
+        "interconnect_delta": [
+            {
+                **official,
+                "accelerators": 8,
+                "gain": 0.9,
+                "gain_ci_low": 0.85,
+                "gain_ci_high": 0.95,
+                "confounders": "different systems",
+            },
+            {**local, "kind": "measured", "accelerators": 2, "gain": 1.1},
+            {**local, "kind": "measured", "accelerators": 4, "gain": 1.9},
+        ],
+        "precision_gain": [
+            {**local, "kind": "throughput", "accelerators": 1, "precision": "bf16", "gain": 4.8},
+            {**local, "kind": "time", "accelerators": 1, "precision": "bf16", "gain": 5.2},
+        ],
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return tables.get(name, [])
+
+    first, second = (f.sentence for f in _interconnect_findings(Data()))  # type: ignore[arg-type]
+    assert "**10%** faster without NVLink" in first and "interval 5–15%" in first
+    assert "Not like for like: different systems." in first
+    assert "**90%** slower without NVLink" in second and "on 4 accelerators" in second
+    (gain,) = (f.sentence for f in _precision_findings(Data()))  # type: ignore[arg-type]
+    assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
+    assert "on 1 accelerator(s) in time to train" in gain

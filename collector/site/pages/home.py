@@ -11,13 +11,14 @@ from collector.site.model import Finding, HomePage
 from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import benchmark_page, interval, num, rel
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import Observation, observations
+from collector.site.pages.observations import MEASURED_BY, Observation, observations
 from collector.site.pages.rounds import round_gains
 
 
 def page(data: SiteData) -> HomePage:
-    """index.md: per benchmark and kind of evidence, the fastest configuration and the scaling
-    at the largest count; then what rounds gained. Kinds of evidence are never ranked together:
+    """index.md: per benchmark and kind of evidence, the fastest configuration, the scaling
+    at the largest count, the cost of training without NVLink and the gain of mixed precision;
+    then what rounds gained. Kinds of evidence are never ranked together:
     a proxy-scale local run is not faster than an official result, it is a different test."""
     path = "index.md"
     findings: list[Finding] = []
@@ -70,6 +71,7 @@ def page(data: SiteData) -> HomePage:
                 o.kind,
             )
         )
+    findings += _interconnect_findings(data) + _precision_findings(data)
     for g in round_gains(data):
         findings.append(
             Finding(
@@ -91,6 +93,78 @@ def page(data: SiteData) -> HomePage:
     return HomePage(
         path, "What the data says", data.snapshot, findings=tuple(findings), counts=counts
     )
+
+
+def _grouped(found: list[Observation]) -> list[list[Observation]]:
+    """Observations by benchmark and kind of evidence, official first."""
+    groups: dict[tuple[str, str], list[Observation]] = {}
+    for o in found:
+        groups.setdefault((o.benchmark, o.kind), []).append(o)
+    return [groups[k] for k in sorted(groups, key=lambda k: (_order(k[1]), k))]
+
+
+def _median(found: list[Observation]) -> Observation:
+    """The (lower) median observation by value."""
+    return sorted(found, key=lambda o: o.value)[(len(found) - 1) // 2]
+
+
+def _interconnect_findings(data: SiteData) -> list[Finding]:
+    """Per benchmark and kind of evidence: how much slower it trains without NVLink at the
+    largest accelerator count measured."""
+    out = []
+    for found in _grouped(observations(data, "interconnect")):
+        top = max(o.accelerators or 0 for o in found)
+        o = _median([o for o in found if (o.accelerators or 0) == top])
+        sign, way = (1, "slower") if o.value >= 0 else (-1, "faster")
+        low, high = (None, None)
+        if o.low is not None and o.high is not None:
+            low, high = sorted((sign * o.low, sign * o.high))
+        caveat = o.row.get("confounders")  # a published row states there what it compared
+        lead = "Compared" if o.row.get("source") == "published" else "Not like for like"
+        out.append(
+            Finding(
+                Markup(
+                    f"**{md(settings().benchmark(o.benchmark).title)}** trains "
+                    f"**{num(abs(o.value))}%** {way} without NVLink (over PCIe, or with "
+                    f"peer-to-peer off){_on(o.accelerators, 'accelerators')} "
+                    f"(95% interval {interval(low, high, '%')})."
+                    + (f" {lead}: {md(caveat)}." if caveat else "")
+                ),
+                "compare.md#interconnect",
+                o.kind,
+            )
+        )
+    return out
+
+
+def _on(count: int | None, unit: str) -> str:
+    """' on N <unit>' where the count is known."""
+    return f" on {count} {unit}" if count else ""
+
+
+def _precision_findings(data: SiteData) -> list[Finding]:
+    """Per benchmark and kind of evidence: the mixed-precision gain over FP32 at the fewest
+    accelerators measured, from time to train where it was measured so."""
+    out = []
+    for found in _grouped(observations(data, "precision")):
+        timed = [o for o in found if o.row.get("kind") != "throughput"] or found
+        fewest = min(o.accelerators or 0 for o in timed)
+        o = _median([o for o in timed if (o.accelerators or 0) == fewest])
+        how = MEASURED_BY.get(o.row.get("kind") or "")
+        out.append(
+            Finding(
+                Markup(
+                    f"**{md(settings().benchmark(o.benchmark).title)}**: mixed precision "
+                    f"({md(o.row.get('precision') or '?')}) trains **{num(o.value)}x** as fast "
+                    f"as FP32{_on(o.accelerators, 'accelerator(s)')}"
+                    f"{f' in {how}' if how else ''} "
+                    f"(95% interval {interval(o.low, o.high, 'x')})."
+                ),
+                "compare.md#mixed-precision",
+                o.kind,
+            )
+        )
+    return out
 
 
 def _baseline(o: Observation) -> int:
