@@ -116,6 +116,8 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
         top = max(o.accelerators or 0 for o in found)
         o = _median([o for o in found if (o.accelerators or 0) == top])
         sign, way = (1, "slower") if o.value >= 0 else (-1, "faster")
+        if o.row.get("within_noise"):
+            way += ", within noise,"
         low, high = (None, None)
         if o.low is not None and o.high is not None:
             low, high = sorted((sign * o.low, sign * o.high))
@@ -156,7 +158,8 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(o.benchmark).title)}**: mixed precision "
                     f"({md(o.row.get('precision') or '?')}) trains **{num(o.value)}x** as fast "
-                    f"as FP32{_on(o.accelerators, 'accelerator(s)')}"
+                    f"as FP32{', within noise,' if o.row.get('within_noise') else ''}"
+                    f"{_on(o.accelerators, 'accelerator(s)')}"
                     f"{f' in {how}' if how else ''} "
                     f"(95% interval {interval(o.low, o.high, 'x')})."
                 ),
