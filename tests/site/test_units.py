@@ -298,3 +298,25 @@ def test_home_states_interconnect_and_precision_findings_with_their_caveats() ->
     (gain,) = (f.sentence for f in _precision_findings(Data()))  # type: ignore[arg-type]
     assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
     assert "on 1 accelerator(s) in time to train" in gain
+
+
+def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
+    from collector.site.pages.observations import advice
+
+    base = {"benchmark": "ssd", "kind": "measured", "accelerators": 8}
+    tables = {
+        "interconnect_delta": [
+            {**base, "source": "published", "gain": 1.02, "confounders": "same workstation"},
+            {**base, "source": "official", "gain": 1.3, "confounders": "different systems"},
+        ]
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return tables.get(name, [])
+
+    official, published = advice(Data())["vision"]  # type: ignore[arg-type]
+    assert "30% slower" in official and official.endswith(
+        "Not like for like: different systems. (official MLPerf, ssd)"
+    )
+    assert "2% slower" in published and published.endswith("(published study, ssd)")

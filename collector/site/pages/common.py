@@ -35,6 +35,14 @@ def kind(row: Row) -> str:
     return label
 
 
+def evidence_order(kind_label: str) -> tuple[int, str]:
+    """Official results first, then local runs, then published studies."""
+    for rank, prefix in enumerate(("official", "local", "published")):
+        if kind_label.startswith(prefix):
+            return rank, kind_label
+    return 3, kind_label
+
+
 def num(value: Any, digits: int = 3) -> str:
     """A number with `digits` significant digits; an em dash when absent."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):

@@ -9,7 +9,7 @@ from collector.site.data import SiteData
 from collector.site.escape import markdown_text as md
 from collector.site.model import Finding, HomePage
 from collector.site.pages.benchmarks import benchmark_names
-from collector.site.pages.common import benchmark_page, interval, num, rel
+from collector.site.pages.common import benchmark_page, evidence_order, interval, num, rel
 from collector.site.pages.configs import configurations
 from collector.site.pages.observations import MEASURED_BY, Observation, observations
 from collector.site.pages.rounds import round_gains
@@ -24,7 +24,8 @@ def page(data: SiteData) -> HomePage:
     findings: list[Finding] = []
     configs = configurations(data)
     for name in benchmark_names(data):
-        for evidence in sorted({c["kind"] for c in configs if c["benchmark"] == name}, key=_order):
+        kinds = {c["kind"] for c in configs if c["benchmark"] == name}
+        for evidence in sorted(kinds, key=evidence_order):
             mine = [c for c in configs if c["benchmark"] == name and c["kind"] == evidence]
             for single_node in (False, True):
                 pool = [c for c in mine if not single_node or c.get("nodes") == 1]
@@ -51,7 +52,7 @@ def page(data: SiteData) -> HomePage:
     for o in observations(data, "scaling"):
         scaling.setdefault((o.benchmark, o.kind, o.row.get("kind") or ""), []).append(o)
     for (bench, _evidence, how), found in sorted(
-        scaling.items(), key=lambda i: (_order(i[0][1]), i[0])
+        scaling.items(), key=lambda i: (evidence_order(i[0][1]), i[0])
     ):
         top = max(o.accelerators or 0 for o in found)
         at_top = [o for o in found if (o.accelerators or 0) == top]
@@ -100,7 +101,7 @@ def _grouped(found: list[Observation]) -> list[list[Observation]]:
     groups: dict[tuple[str, str], list[Observation]] = {}
     for o in found:
         groups.setdefault((o.benchmark, o.kind), []).append(o)
-    return [groups[k] for k in sorted(groups, key=lambda k: (_order(k[1]), k))]
+    return [groups[k] for k in sorted(groups, key=lambda k: (evidence_order(k[1]), k))]
 
 
 def _median(found: list[Observation]) -> Observation:
@@ -179,11 +180,3 @@ _HOW = {
     "strong": " in time to train (strong scaling)",
     "weak": " in throughput, the batch growing with the accelerators (weak scaling)",
 }
-
-
-def _order(kind_label: str) -> tuple[int, str]:
-    """Official results first, then local runs, then published studies."""
-    for rank, prefix in enumerate(("official", "local", "published")):
-        if kind_label.startswith(prefix):
-            return rank, kind_label
-    return 3, kind_label

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.pages.common import Row, kind, on_nodes
+from collector.site.pages.common import Row, evidence_order, kind, on_nodes
 
 
 @dataclass(frozen=True)
@@ -88,17 +88,18 @@ def observations(data: SiteData, measure: str) -> list[Observation]:
 
 
 def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
-    """Advice per domain: for each measure, the first rule in site.yml that the data meets.
+    """Advice per domain and kind of evidence (official first; kinds are never pooled): for
+    each measure, the first rule in site.yml that the data meets.
 
     Scaling uses the largest accelerator count at the fewest nodes measured; the others use
     the median observation.
     """
-    out: dict[str, list[str]] = {}
-    for measure, rules in settings().advice.items():
-        by_domain: dict[str, list[Observation]] = {}
+    out: dict[str, list[tuple[tuple[int, str], int, str]]] = {}
+    for index, (measure, rules) in enumerate(settings().advice.items()):
+        groups: dict[tuple[str, str], list[Observation]] = {}
         for o in observations(data, measure):
-            by_domain.setdefault(o.domain, []).append(o)
-        for domain, obs in sorted(by_domain.items()):
+            groups.setdefault((o.domain, o.kind), []).append(o)
+        for (domain, evidence), obs in sorted(groups.items()):
             if measure == "scaling":
                 fewest = min((o.row.get("nodes") or 1) for o in obs)
                 obs = [o for o in obs if (o.row.get("nodes") or 1) == fewest]
@@ -116,8 +117,12 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             )
             if chosen.low is not None and chosen.high is not None:
                 text += f" 95% interval {_fmt(chosen.low)}–{_fmt(chosen.high)}."
-            out.setdefault(domain, []).append(f"{text} ({chosen.kind}, {chosen.benchmark})")
-    return {d: tuple(v) for d, v in out.items()}
+            caveat = chosen.row.get("confounders")
+            if caveat and chosen.row.get("source") != "published":
+                text += f" Not like for like: {caveat}."
+            line = f"{text} ({evidence}, {chosen.benchmark})"
+            out.setdefault(domain, []).append((evidence_order(evidence), index, line))
+    return {d: tuple(line for *_, line in sorted(v)) for d, v in out.items()}
 
 
 def _fmt(value: float | None) -> str:
