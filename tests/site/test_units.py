@@ -216,6 +216,9 @@ def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> Non
     (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
     assert (o.value, o.low, o.high) == pytest.approx((25.0, 10.0, 50.0))
     assert _label(o) == "gnmt · 4"
+    row["precision"] = "fp32"
+    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    assert _label(o) == "gnmt · 4 · fp32"
 
 
 def test_guide_reasons_are_the_configurations_own() -> None:

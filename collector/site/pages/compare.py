@@ -131,6 +131,7 @@ def _label(o: Observation) -> str:
         o.benchmark,
         o.row.get("system"),
         o.accelerators,
+        o.row.get("precision") if o.measure == "interconnect" else None,  # pools, not systems
         MEASURED_BY.get(o.row.get("kind") or ""),
         _against(o.row),
     )
