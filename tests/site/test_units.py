@@ -135,7 +135,7 @@ def test_a_described_local_system_takes_its_proxy_scale_from_its_runs() -> None:
 
 
 def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
-    from collector.site.pages.compare import _against
+    from collector.site.pages.observations import against as _against
 
     assert _against({"baseline_accelerators": 2}) == "vs 2"
     assert _against({"baseline_accelerators": 1}) is None

@@ -9,7 +9,7 @@ from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import Row, chart_ref, kind, num
-from collector.site.pages.observations import MEASURED_BY, Observation, observations
+from collector.site.pages.observations import MEASURED_BY, Observation, against, observations
 
 TOPICS = (
     ("Scaling efficiency", "scaling", "scaling", "efficiency, % of linear"),
@@ -133,15 +133,9 @@ def _label(o: Observation) -> str:
         o.accelerators,
         o.row.get("precision") if o.measure == "interconnect" else None,  # pools, not systems
         MEASURED_BY.get(o.row.get("kind") or ""),
-        _against(o.row),
+        against(o.row),
     )
     return " · ".join(str(part) for part in parts if part not in (None, ""))
-
-
-def _against(row: Row) -> str | None:
-    """'vs 2' where a scaling row's baseline is not one accelerator, else None."""
-    base = row.get("baseline_accelerators")
-    return f"vs {base}" if base not in (None, 1) else None
 
 
 def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:

@@ -10,7 +10,7 @@ from collector.site.model import GuidePage
 from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import benchmark_page, kind, rel
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import MEASURED_BY, advice, observations
+from collector.site.pages.observations import MEASURED_BY, advice, against, observations
 
 FIELDS = (
     "benchmark",
@@ -105,8 +105,7 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
             key: tuple = (o.kind, o.benchmark)
             if measure == "scaling":
                 key = (*key, o.accelerators, o.row.get("system"))
-                base = o.row.get("baseline_accelerators")
-                text += f" vs {base}" if base not in (None, 1) else ""
+                text += f" {against(o.row)}" if against(o.row) else ""
             elif measure == "interconnect":
                 key = (*key, o.accelerators)
             else:

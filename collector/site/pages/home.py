@@ -57,8 +57,8 @@ def page(data: SiteData) -> HomePage:
         top = max(o.accelerators or 0 for o in found)
         at_top = [o for o in found if (o.accelerators or 0) == top]
         smallest = min(_baseline(o) for o in at_top)  # against the fewest accelerators
-        at_top = sorted((o for o in at_top if _baseline(o) == smallest), key=lambda o: o.value)
-        o = at_top[(len(at_top) - 1) // 2]  # the (lower) median of what was measured or stated
+        at_top = [o for o in at_top if _baseline(o) == smallest]
+        o = _median(at_top)  # of what was measured or stated
         more = f" (median of {len(at_top)})" if len(at_top) > 1 else ""
         findings.append(
             Finding(

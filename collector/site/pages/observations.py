@@ -48,6 +48,12 @@ MEASURED_BY = {
 }
 
 
+def against(row: Row) -> str | None:
+    """'vs N' where a scaling row's baseline is not one accelerator, else None."""
+    base = row.get("baseline_accelerators")
+    return f"vs {base}" if base not in (None, 1) else None
+
+
 @dataclass(frozen=True)
 class Observation:
     """One measured value with its interval, the benchmark and where it came from."""
