@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from collector.run.procs import free_port, scoped_env
+from collector.run.procs import free_port, process_group, scoped_env
 
 
 def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
@@ -40,21 +40,18 @@ def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: flo
 
 def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, out: Any) -> None:
     torch.cuda.set_device(rank)
-    dist.init_process_group(
-        "nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world
-    )
-    x = torch.ones(size // 2, dtype=torch.bfloat16, device="cuda")
-    for _ in range(5):
-        dist.all_reduce(x)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        dist.all_reduce(x)
-    torch.cuda.synchronize()
-    dt = (time.perf_counter() - t0) / iters
+    with process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
+        x = torch.ones(size // 2, dtype=torch.bfloat16, device="cuda")
+        for _ in range(5):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        dt = (time.perf_counter() - t0) / iters
     if rank == 0:
         out.put(size / dt * 2 * (world - 1) / world / 1e9)
-    dist.destroy_process_group()
 
 
 def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int = 20) -> float:

@@ -18,6 +18,7 @@ import torch
 import torch.distributed as dist
 
 from collector.run.mlperf_log import COLLECTOR_RUN, EVAL_TARGET, TRACKED_STATS, C, RunLog
+from collector.run.procs import process_group
 from collector.run.spec import RunSpec
 from collector.run.workloads import RunContext, workload_class
 
@@ -197,14 +198,6 @@ def worker(rank: int, spec: RunSpec, world: int, port: int) -> None:
     if cuda:
         torch.cuda.set_device(rank)
     device = torch.device("cuda", rank) if cuda else torch.device("cpu")
-    dist.init_process_group(
-        "nccl" if cuda else "gloo",
-        init_method=f"tcp://127.0.0.1:{port}",
-        rank=rank,
-        world_size=world,
-    )
-    try:
+    backend = "nccl" if cuda else "gloo"
+    with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
         train(spec, rank, world, device)
-    finally:
-        with contextlib.suppress(Exception):
-            dist.destroy_process_group()

@@ -12,7 +12,6 @@ results stay on whichever node rank 0 ran.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import os
@@ -28,6 +27,7 @@ from collector.errors import RunError
 from collector.run import engine
 from collector.run.ceilings import ensure_ceilings
 from collector.run.plan import Machine, Options, plan_runs, run_finished
+from collector.run.procs import process_group
 from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.sysinfo import NCCL_ENV, describe_system, node_facts
@@ -121,9 +121,8 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
     if cuda:
         torch.cuda.set_device(local_rank)
     device = torch.device("cuda", local_rank) if cuda else torch.device("cpu")
-    dist.init_process_group("nccl" if cuda else "gloo")
     results: list[tuple[RunSpec, str]] = []
-    try:
+    with process_group("nccl" if cuda else "gloo"):
         facts = node_facts(per_node) if local_rank == 0 else None
         gathered: list[Any] = [None] * world
         dist.all_gather_object(gathered, facts)
@@ -153,9 +152,6 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
                 status = engine.train(spec, rank, world, device)
             results.append((spec, status))
         dist.barrier()
-    finally:
-        with contextlib.suppress(Exception):
-            dist.destroy_process_group()
     return results
 
 

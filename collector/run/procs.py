@@ -1,11 +1,16 @@
-"""Helpers for the processes a run spawns: a free rendezvous port and a scoped environment."""
+"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment and a
+process group that is gone before its process exits."""
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import socket
 from collections.abc import Iterator
+from typing import Any
+
+import torch.distributed as dist
 
 
 def free_port() -> int:
@@ -28,3 +33,24 @@ def scoped_env(env: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextlib.contextmanager
+def process_group(backend: str, **init: Any) -> Iterator[None]:
+    """``init_process_group`` for the block; afterwards the group is destroyed and collected.
+
+    gloo's worker threads live as long as the group object. Left to interpreter shutdown, a
+    worker that still drops a tensor then needs the interpreter lock and aborts the process
+    ("terminate called without an active exception"), turning a finished run into a crash.
+    """
+    # Imported after the group exists, this module binds the default group into its functions'
+    # argument defaults (DistributedDataParallel imports it), which keeps the group alive.
+    import torch.distributed.nn.functional  # noqa: F401
+
+    dist.init_process_group(backend, **init)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            dist.destroy_process_group()
+        gc.collect()  # models and optimisers in reference cycles hold the group too

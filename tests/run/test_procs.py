@@ -1,0 +1,59 @@
+"""A process group leaves no backend threads behind once its block ends."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+import torch.multiprocessing as mp
+
+from collector.run.procs import free_port, process_group, scoped_env
+
+
+def thread_names() -> list[str]:
+    """Names of this process's threads (Linux)."""
+    tasks = Path("/proc/self/task")
+    return sorted((tasks / t / "comm").read_text().strip() for t in os.listdir(tasks))
+
+
+def _train_then_leave(rank: int, world: int, rendezvous: str, left: dict) -> None:
+    """Two DistributedDataParallel steps in a group; record the threads alive afterwards."""
+    torch.set_num_threads(1)
+    with process_group("gloo", init_method=rendezvous, rank=rank, world_size=world):
+        model = torch.nn.parallel.DistributedDataParallel(
+            torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+        )
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).sum().backward()
+            opt.step()
+        inside = [n for n in thread_names() if "gloo" in n]
+        del model, opt
+    left[rank] = (inside, [n for n in thread_names() if "gloo" in n])
+
+
+def test_gloo_threads_are_joined_when_the_group_block_ends(tmp_path):
+    # Threads still alive at interpreter shutdown can abort the process (see process_group).
+    with mp.Manager() as manager:
+        left = manager.dict()
+        mp.spawn(_train_then_leave, args=(2, f"file://{tmp_path / 'rv'}", left), nprocs=2)
+        for rank in (0, 1):
+            inside, after = left[rank]
+            assert inside, "expected gloo threads while the group exists"
+            assert after == []
+
+
+def test_free_port_binds():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", free_port()))
+
+
+def test_scoped_env_restores():
+    os.environ.pop("COLLECTOR_TEST_VAR", None)
+    with scoped_env({"COLLECTOR_TEST_VAR": "1"}):
+        assert os.environ["COLLECTOR_TEST_VAR"] == "1"
+    assert "COLLECTOR_TEST_VAR" not in os.environ
