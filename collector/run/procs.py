@@ -37,7 +37,9 @@ def scoped_env(env: dict[str, str]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def process_group(backend: str, **init: Any) -> Iterator[None]:
-    """``init_process_group`` for the block; afterwards the group is destroyed and collected.
+    """``init_process_group`` for the block; afterwards the group is destroyed, its threads
+    joined. Models and optimisers made in the block must not outlive it (make them in a
+    function called inside it).
 
     gloo's worker threads live as long as the group object. Left to interpreter shutdown, a
     worker that still drops a tensor then needs the interpreter lock and aborts the process
@@ -51,6 +53,10 @@ def process_group(backend: str, **init: Any) -> Iterator[None]:
     try:
         yield
     finally:
+        # Models in reference cycles hold the group too: collected first, they leave the last
+        # reference to destroy_process_group, which lets the threads finish their queued work
+        # without the interpreter lock. (The last reference dropped by a model under the lock
+        # would wait for threads that wait for the lock.)
+        gc.collect()
         with contextlib.suppress(Exception):
             dist.destroy_process_group()
-        gc.collect()  # models and optimisers in reference cycles hold the group too

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from collector.run.procs import free_port, process_group, scoped_env
@@ -17,20 +18,24 @@ def thread_names() -> list[str]:
     return sorted((tasks / t / "comm").read_text().strip() for t in os.listdir(tasks))
 
 
+def _two_steps() -> list[str]:
+    """Two DistributedDataParallel steps; the gloo threads alive meanwhile."""
+    model = torch.nn.parallel.DistributedDataParallel(
+        torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    )
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        model(torch.randn(8, 4)).sum().backward()
+        opt.step()
+    return [n for n in thread_names() if "gloo" in n]
+
+
 def _train_then_leave(rank: int, world: int, rendezvous: str, left: dict) -> None:
-    """Two DistributedDataParallel steps in a group; record the threads alive afterwards."""
+    """Train in a group; record the gloo threads alive during and after it."""
     torch.set_num_threads(1)
     with process_group("gloo", init_method=rendezvous, rank=rank, world_size=world):
-        model = torch.nn.parallel.DistributedDataParallel(
-            torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
-        )
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        for _ in range(2):
-            opt.zero_grad()
-            model(torch.randn(8, 4)).sum().backward()
-            opt.step()
-        inside = [n for n in thread_names() if "gloo" in n]
-        del model, opt
+        inside = _two_steps()
     left[rank] = (inside, [n for n in thread_names() if "gloo" in n])
 
 
@@ -43,6 +48,25 @@ def test_gloo_threads_are_joined_when_the_group_block_ends(tmp_path):
             inside, after = left[rank]
             assert inside, "expected gloo threads while the group exists"
             assert after == []
+
+
+def _queue_collectives() -> None:
+    """A DDP step, then collectives left unwaited: the gloo threads hold their tensors."""
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(64, 64))
+    model(torch.randn(8, 64)).sum().backward()
+    for _ in range(20):
+        dist.all_reduce(torch.randn(1 << 14), async_op=True)
+
+
+def _leave_work_unwaited(rank: int, world: int, rendezvous: str) -> None:
+    with process_group("gloo", init_method=rendezvous, rank=rank, world_size=world):
+        _queue_collectives()
+
+
+def test_a_worker_with_queued_collectives_exits_cleanly(tmp_path):
+    # With the group left to interpreter shutdown, every such worker aborted (SIGABRT,
+    # "terminate called without an active exception").
+    mp.spawn(_leave_work_unwaited, args=(2, f"file://{tmp_path / 'rv'}"), nprocs=2)
 
 
 def test_free_port_binds():
