@@ -10,9 +10,15 @@
     return node;
   }
 
+  // Three significant digits below 1000, whole numbers above, trailing zeros of a fraction
+  // dropped: what the pages' own numbers show (480 stays 480, 8.00 becomes 8).
   function fmt(x) {
-    if (x === null || x === undefined) return "—";
-    return Number(x).toPrecision(3).replace(/\.?0+$/, "").replace(/\.?0+e/, "e");
+    if (x === null || x === undefined || !isFinite(Number(x))) return "—";
+    var n = Number(x);
+    if (Math.abs(n) >= 1000) return n.toFixed(0);
+    var parts = n.toPrecision(3).split("e");
+    if (parts[0].indexOf(".") !== -1) parts[0] = parts[0].replace(/0+$/, "").replace(/\.$/, "");
+    return parts.join("e");
   }
 
   function deadlineHours() {

@@ -131,6 +131,7 @@ def crawl(browser: object, site: Path, shots: str) -> None:
 def _guide_filters(visit: Visit, base: str) -> None:
     visit.open(base + "guide.html")
     summary = visit.page.locator(".guide-summary")
+    assert "within 8 h (480 minutes)" in summary.inner_text()
     options = visit.page.eval_on_selector_all(
         "#guide-workload option", "os => os.map(o => o.value)"
     )
@@ -143,9 +144,12 @@ def _guide_filters(visit: Visit, base: str) -> None:
         official = [k for k in kinds if k.startswith("official")]
         assert kinds[: len(official)] == official, kinds  # official results first
     visit.page.check('input[name="guide-deadline"][value="custom"]')
+    visit.page.fill("#guide-hours", "25")
+    assert "within 25 h (1500 minutes)" in summary.inner_text()
     visit.page.fill("#guide-hours", "0.0001")  # 0.36 s: below every run
     answers.add(summary.inner_text())
     assert summary.inner_text().startswith("0 of ")
+    assert "(0.006 minutes)" in summary.inner_text()
     assert len(answers) > 1, answers
 
 

@@ -254,7 +254,7 @@ def test_guide_reasons_are_the_configurations_own() -> None:
     assert reasons[(evidence, "gnmt", 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
     assert reasons[(evidence, "gnmt", 2)] == ["10% slower without NVLink"]
     assert reasons[(evidence, "gnmt", 4)] == ["90% slower without NVLink"]
-    assert reasons[(evidence, "gnmt")] == ["mixed precision 5x in time to train at 1"]
+    assert reasons[(evidence, "gnmt")] == ["mixed precision 5x in time to train on 1 accelerator"]
 
 
 def test_home_states_interconnect_and_precision_findings_with_their_caveats() -> None:
@@ -322,4 +322,33 @@ def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
     assert "30% slower" in official and official.endswith(
         "Not like for like: different systems. (official MLPerf, ssd)"
     )
-    assert "takes 2% longer" in published and published.endswith("(published study, ssd)")
+    assert "trains 2% slower, short of" in published
+    assert published.endswith("(published study, ssd)")
+
+
+def test_interconnect_gains_below_one_read_as_faster() -> None:
+    """A link that trained faster without NVLink is stated so, its interval turned with it."""
+    from collector.site.pages.observations import advice, observations
+
+    row = {
+        "benchmark": "ssd",
+        "kind": "measured",
+        "accelerators": 4,
+        "source": "local",
+        "scale": "small",
+        "gain": 0.95,
+        "gain_ci_low": 0.9,
+        "gain_ci_high": 1.02,
+    }
+
+    class Data:
+        def rows(self, name: str) -> list[dict]:
+            return [row] if name == "interconnect_delta" else []
+
+    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    size, low, high, way = o.reading()
+    assert way == "faster"
+    assert (size, low, high) == pytest.approx((5, -2, 10))
+    (text,) = advice(Data())["vision"]  # type: ignore[arg-type]
+    assert "it trains 5% faster, short of the 10% slowdown" in text
+    assert "95% interval -2–10." in text

@@ -8,7 +8,7 @@ from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage
 from collector.site.pages.benchmarks import benchmark_names
-from collector.site.pages.common import benchmark_page, kind, rel
+from collector.site.pages.common import benchmark_page, interval, kind, num, rel
 from collector.site.pages.configs import configurations
 from collector.site.pages.observations import MEASURED_BY, advice, against, observations
 
@@ -89,7 +89,7 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
     labels = {
         "scaling": "scaling efficiency {v}%",
         "precision": "mixed precision {v}x",
-        "interconnect": "{v}% slower without NVLink",
+        "interconnect": "{v}% {way} without NVLink",
     }
     for measure, label in labels.items():
         found = observations(data, measure)
@@ -101,16 +101,17 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
         )
         for o in found:
             how = MEASURED_BY.get(o.row.get("kind") or "", "")
-            text = label.format(v=f"{o.value:.3g}") + (f" in {how}" if how else "")
+            size, low, high, way = o.reading()
+            text = label.format(v=num(size), way=way) + (f" in {how}" if how else "")
             key: tuple = (o.kind, o.benchmark)
             if measure == "scaling":
                 key = (*key, o.accelerators, o.row.get("system"))
                 text += f" {against(o.row)}" if against(o.row) else ""
             elif measure == "interconnect":
                 key = (*key, o.accelerators)
-            else:
-                text += f" at {o.accelerators}" if o.accelerators else ""
-            if o.low is not None and o.high is not None:
-                text += f" ({o.low:.3g}–{o.high:.3g})"
+            elif o.accelerators:
+                text += f" on {o.accelerators} accelerator{'s' if o.accelerators > 1 else ''}"
+            if low is not None and high is not None:
+                text += f" ({interval(low, high)})"
             out.setdefault(key, {}).setdefault((measure, how), text)
     return {key: list(found.values()) for key, found in out.items()}

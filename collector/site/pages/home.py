@@ -116,19 +116,16 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
     for found in _grouped(observations(data, "interconnect")):
         top = max(o.accelerators or 0 for o in found)
         o = _median([o for o in found if (o.accelerators or 0) == top])
-        sign, way = (1, "slower") if o.value >= 0 else (-1, "faster")
+        size, low, high, way = o.reading()
         if o.row.get("within_noise"):
             way += ", within noise,"
-        low, high = (None, None)
-        if o.low is not None and o.high is not None:
-            low, high = sorted((sign * o.low, sign * o.high))
         caveat = o.row.get("confounders")  # a published row states there what it compared
         lead = "Compared" if o.row.get("source") == "published" else "Not like for like"
         out.append(
             Finding(
                 Markup(
                     f"**{md(settings().benchmark(o.benchmark).title)}** trains "
-                    f"**{num(abs(o.value))}%** {way} without NVLink (over PCIe, or with "
+                    f"**{num(size)}%** {way} without NVLink (over PCIe, or with "
                     f"peer-to-peer off){_on(o.accelerators, 'accelerators')} "
                     f"(95% interval {interval(low, high, '%')})."
                     + (f" {lead}: {md(caveat)}." if caveat else "")

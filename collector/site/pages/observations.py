@@ -68,6 +68,18 @@ class Observation:
     kind: str
     row: Row
 
+    def reading(self) -> tuple[float, float | None, float | None, str]:
+        """(size, low, high, way) as the pages state it: an interconnect observation the way it
+        went, its size positive and the way 'slower' or 'faster' without NVLink; any other
+        measure as it is, with no way."""
+        if self.measure != "interconnect":
+            return self.value, self.low, self.high, ""
+        sign, way = (1, "slower") if self.value >= 0 else (-1, "faster")
+        low = high = None
+        if self.low is not None and self.high is not None:
+            low, high = sorted((sign * self.low, sign * self.high))
+        return sign * self.value, low, high, way
+
 
 def observations(data: SiteData, measure: str) -> list[Observation]:
     """Every row of the measure's table that has a value, as observations."""
@@ -115,14 +127,17 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             rule = next((r for r in rules if r.holds(chosen.value)), None)
             if rule is None:
                 continue
+            size, low, high, way = chosen.reading()
             text = rule.text.format(
                 domain=domain.capitalize(),
                 value=_fmt(chosen.value),
+                size=_fmt(size),
+                way=way,
                 accelerators=chosen.accelerators or "?",
                 on_nodes=on_nodes(chosen.row.get("nodes")),
             )
-            if chosen.low is not None and chosen.high is not None:
-                text += f" 95% interval {_fmt(chosen.low)}–{_fmt(chosen.high)}."
+            if low is not None and high is not None:
+                text += f" 95% interval {_fmt(low)}–{_fmt(high)}."
             caveat = chosen.row.get("confounders")
             if caveat and chosen.row.get("source") != "published":
                 text += f" Not like for like: {caveat}."
