@@ -22,7 +22,11 @@ the other side is resampled). NULL elements are left out; NULL or empty lists gi
 Computation. Each group is resampled relative to its smallest value m: its means are m plus
 the resampled means of x - m, which are non-negative, so a constant group gives exactly its
 value, and statistics that are all non-negative are ranked by their IEEE bit patterns read as
-integers (the order of the numbers, and a faster partition). Matrix products have one fixed
+integers (the order of the numbers, and a faster partition). Resampled statistics are single
+precision (float32): about seven significant digits, where the resampling itself moves an
+interval's ends by about a percent; m is added back to a mean's ends in double precision.
+Single precision halves the memory the statistics pass through and ranks them as 32-bit
+integers, which partition about 1.6 times as fast as 64-bit ones. Matrix products have one fixed
 shape per group size, so a row's statistics are bit for bit the same whatever else is in its
 batch; batches are shared out to a few threads, so the results do not depend on the number of
 threads either. The products of a run of groups of one size are one stacked matmul, during
@@ -101,7 +105,7 @@ def _buffer(name: str, rows: int, cols: int) -> np.ndarray:
     pages a new array of this size costs."""
     held = getattr(_scratch, name, None)
     if held is None or held.size < rows * cols:
-        held = np.empty(rows * cols)
+        held = np.empty(rows * cols, dtype=np.float32)
         setattr(_scratch, name, held)
     return held[: rows * cols].reshape(rows, cols)
 
@@ -118,20 +122,20 @@ def _runs(keys: np.ndarray) -> list[tuple[int, int]]:
     return list(itertools.pairwise(edges))
 
 
-def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The groups at `rows` (each of at least one value) as a matrix, one row each: its
-    smallest value m, then its values less m, then zeros (and PRODUCT_ROWS rows of zeros after
-    the last); with the groups' sizes."""
+def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups at `rows` (each of at least one value) as a float32 matrix, one row each:
+    its smallest value m, then its values less m, then zeros (and PRODUCT_ROWS rows of zeros
+    after the last); with the groups' sizes and their m in double precision."""
     offsets, lengths, values = groups
     sizes = lengths[rows]
     columns = np.arange(int(sizes.max()))
     inside = columns < sizes[:, None]
     block = values[np.where(inside, offsets[rows][:, None] + columns, 0)]
     shift = np.where(inside, block, np.inf).min(axis=1, keepdims=True)
-    out = np.zeros((rows.size + PRODUCT_ROWS, columns.size + 1))
+    out = np.zeros((rows.size + PRODUCT_ROWS, columns.size + 1), dtype=np.float32)
     out[: rows.size, :1] = shift
-    np.subtract(block, shift, out=out[: rows.size, 1:], where=inside)
-    return out, sizes
+    np.subtract(block, shift, out=out[: rows.size, 1:], where=inside, casting="same_kind")
+    return out, sizes, shift[:, 0]
 
 
 class Bootstrap:
@@ -158,7 +162,7 @@ class Bootstrap:
         weights = counts.reshape(self.resamples, n).T / n
         if shifted:
             weights = np.vstack([np.ones(self.resamples), weights])
-        weights = np.ascontiguousarray(weights)
+        weights = np.ascontiguousarray(weights, dtype=np.float32)
         weights.setflags(write=False)
         return weights
 
@@ -198,7 +202,7 @@ class Bootstrap:
     def select(self, stats: np.ndarray, non_negative: bool) -> tuple[np.ndarray, np.ndarray]:
         """The lo-th and hi-th smallest of each row (nearest-rank percentiles); partitions each
         row of `stats` in place, as integers where every statistic is a non-negative number."""
-        keys = stats.view(np.int64) if non_negative else stats
+        keys = stats.view(np.int32) if non_negative else stats
         keys.partition(self.hi - 1, axis=1)  # in place: the smaller ones come first
         high = stats[:, self.hi - 1].copy()
         if self.lo < self.hi:
@@ -208,11 +212,11 @@ class Bootstrap:
     def _mean_rows(self, groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Interval of the means of the groups at `rows`: the resampled means of the values
         less the smallest one, which is added back to the interval's ends."""
-        block, sizes = _gather(groups, rows)
+        block, sizes, shift = _gather(groups, rows)
         stats = _buffer("stats", rows.size + PRODUCT_ROWS, self.resamples)
         self._resample(block, sizes, -1, stats)
         low, high = self.select(stats[: rows.size], bool(np.isfinite(block).all()))
-        return low + block[: rows.size, 0], high + block[: rows.size, 0]
+        return low + shift, high + shift
 
     def _ratio_rows(
         self, num: Groups, den: Groups, rows: np.ndarray
@@ -220,8 +224,8 @@ class Bootstrap:
         """Interval of mean(numerator) / mean(denominator) of the groups at `rows`."""
         stats = _buffer("stats", rows.size + PRODUCT_ROWS, self.resamples)
         denominator = _buffer("denominator", rows.size + PRODUCT_ROWS, self.resamples)
-        top, top_sizes = _gather(num, rows)
-        bottom, bottom_sizes = _gather(den, rows)
+        top, top_sizes, _ = _gather(num, rows)
+        bottom, bottom_sizes, _ = _gather(den, rows)
         self._resample(top, top_sizes, 0, stats)
         self._resample(bottom, bottom_sizes, 1, denominator)
         stats = stats[: rows.size]
