@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collector.ingest import parse_log, read_and_parse
+from collector.logs.rows import parse_log, read_and_parse
 from collector.logs.scan import scan
 from collector.logs.summary import summarize
 from collector.trees import LogEntry

@@ -1,0 +1,270 @@
+"""One log as rows of the store: its run and system rows, evals, telemetry and problems."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from collector.logs.scan import Events, Issue, scan
+from collector.logs.summary import RunSummary, summarize
+from collector.logs.telemetry import read_telemetry
+from collector.systems import classify_interconnect, read_description, system_row
+from collector.trees import LogEntry
+
+
+@dataclass(frozen=True)
+class IssueRow:
+    """One problem, as stored in ingest_issues and printed as a warning."""
+
+    path: str
+    line: int | None
+    severity: str
+    code: str
+    message: str
+    log_sha256: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{self.severity}: {where}: {self.message}"
+
+
+@dataclass
+class Parsed:
+    """One log read and parsed: its rows, its problems, and whether it was stored already."""
+
+    run: dict[str, Any] | None = None
+    events: Events | None = None  # until the batch table holds them
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # evals, telemetry
+    issues: list[IssueRow] = field(default_factory=list)
+    system: dict[str, Any] | None = None
+    digest: str | None = None
+    size: int = 0
+    unchanged: bool = False
+    counts: dict[str, int] = field(default_factory=dict)  # rows in the batch tables, once there
+
+
+def read(path: Path) -> tuple[bytes, str] | OSError:
+    """The bytes of a log and their sha256, or why they could not be read."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return exc
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def read_and_parse(
+    entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
+) -> Parsed:
+    """Read one log; skip it if its sha256 is already stored, else parse it."""
+    return parse_read(entry, read(entry.path), known, source)
+
+
+def parse_read(
+    entry: LogEntry, got: tuple[bytes, str] | OSError, known: frozenset[str], source: str | None
+) -> Parsed:
+    """Parse what `read` got for one log, unless its sha256 is already stored."""
+    if isinstance(got, OSError):
+        issue = IssueRow(
+            entry.rel_path, None, "error", "unreadable", f"cannot read: {got.strerror}"
+        )
+        return Parsed(issues=[issue])
+    data, digest = got
+    if digest in known:
+        return Parsed(digest=digest, size=len(data), unchanged=True)
+    parsed = parse_log(entry, data, digest, source)
+    parsed.digest, parsed.size = digest, len(data)
+    return parsed
+
+
+def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
+    """Parse one log's bytes into its run row, events, evals, system row and issues."""
+    events = scan(data)
+    summary = summarize(events) if events.fmt is not None else None
+    issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
+    if summary is None or not len(events):
+        return Parsed(issues=issues)
+    run_id = digest[:16]
+    run, system = _run_row(entry, events, summary, digest, run_id, len(data), source)
+    evals = [
+        {
+            "run_id": run_id,
+            "seq": n,
+            "line": e.line,
+            "time_unix_s": e.time_s,
+            "elapsed_s": e.time_s - summary.run_start_s
+            if summary.run_start_s is not None
+            else None,
+            "epoch": e.epoch,
+            "quality": e.quality,
+        }
+        for n, e in enumerate(summary.evals)
+    ]
+    telemetry = _telemetry(entry, run_id, issues)
+    return Parsed(run, events, {"evals": evals, "telemetry": telemetry}, issues, system)
+
+
+def _telemetry(entry: LogEntry, run_id: str, issues: list[IssueRow]) -> list[dict[str, Any]]:
+    """The rows of the telemetry file beside the log, if the tree walk found one; its problems
+    are added to `issues` under the telemetry file's path."""
+    path = entry.telemetry
+    if path is None:
+        return []
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        rel = _sibling(entry.rel_path, path.name)
+        issues.append(IssueRow(rel, None, "warning", "unreadable", f"cannot read: {exc.strerror}"))
+        return []
+    rows, problems = read_telemetry(data, run_id)
+    rel, sha = _sibling(entry.rel_path, path.name), hashlib.sha256(data).hexdigest()
+    issues.extend(IssueRow(rel, i.line, i.severity, i.code, i.message, sha) for i in problems)
+    return rows
+
+
+def _sibling(rel_path: str, name: str) -> str:
+    """The relative path of file `name` in the folder of `rel_path`."""
+    folder = rel_path.rpartition("/")[0]
+    return f"{folder}/{name}" if folder else name
+
+
+def _issue_row(path: str, digest: str | None, issue: Issue) -> IssueRow:
+    return IssueRow(path, issue.line, issue.severity, issue.code, issue.message, digest)
+
+
+def _run_row(
+    entry: LogEntry,
+    events: Events,
+    s: RunSummary,
+    digest: str,
+    run_id: str,
+    size: int,
+    source: str | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    local = s.local or {}
+    sub = s.submission
+    kind = source or _source_of(entry, events, s)
+    round_ = (
+        entry.round
+        or local.get("suite")
+        or (events.fmt.default_round if events.fmt else None)
+        or "unknown"
+    )
+    submitter = entry.submitter or sub.get("org") or "unknown"
+    system = entry.system or sub.get("platform") or entry.path.parent.name
+    system_id = f"{round_}/{submitter}/{system}"
+    benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
+    desc_json, desc_sha, desc_issues, described = _describe(entry.description)
+    system_row_ = {
+        "system_id": system_id,
+        "source": kind,
+        "round": round_,
+        "submitter": submitter,
+        "system": system,
+        "interconnect_inferred": False,
+        **described,
+        "division": described.get("division") or sub.get("division"),
+        "description_path": _rel(entry, entry.description),
+        "description_sha256": desc_sha,
+        "description_json": desc_json,
+        "_issues": [
+            _issue_row(_rel(entry, entry.description) or entry.rel_path, desc_sha, i)
+            for i in desc_issues
+        ],
+    }
+    interconnect = described.get("interconnect")
+    if local.get("interconnect") == "no-p2p":
+        interconnect = "no-p2p"
+    elif local and interconnect is None:
+        interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
+    run = {
+        "run_id": run_id,
+        "source": kind,
+        "round": round_,
+        "submitter": submitter,
+        "division": system_row_["division"],
+        "system_id": system_id,
+        "system": system,
+        "benchmark": benchmark,
+        "run": entry.run,
+        "status": s.status,
+        "run_start_unix_s": s.run_start_s,
+        "run_stop_unix_s": s.run_stop_s,
+        "time_to_train_s": s.time_to_train_s,
+        "quality_target": s.quality_target,
+        "quality_best": s.quality_best,
+        "epochs": s.epochs,
+        "throughput_samples_per_s": s.throughput_samples_per_s,
+        "accelerator": local.get("accelerator") or described.get("accelerator"),
+        "accelerators": _first_int(local.get("accelerators"), described.get("accelerators")),
+        "nodes": _first_int(local.get("nodes"), described.get("nodes")),
+        "framework": local.get("framework") or described.get("framework"),
+        "precision": local.get("precision"),
+        "interconnect": interconnect,
+        "scale": local.get("scale"),
+        "log_format": events.fmt.name if events.fmt else "unknown",
+        "log_path": entry.rel_path,
+        "log_sha256": digest,
+        "log_bytes": size,
+        "events": len(events),
+    }
+    return run, system_row_
+
+
+def _describe(path: Path | None) -> tuple[str | None, str | None, list[Issue], dict[str, Any]]:
+    """A system description (as JSON text) read once, however many logs share it."""
+    if path is None:
+        return None, None, [], {}
+    try:
+        stamp = path.stat()
+        key = (str(path), stamp.st_mtime_ns, stamp.st_size)
+    except OSError:
+        key = (str(path), 0, 0)
+    return _describe_cached(key)
+
+
+@lru_cache(maxsize=4096)
+def _describe_cached(key: tuple[str, int, int]) -> tuple[str | None, str | None, list[Issue], dict]:
+    doc, digest, issues = read_description(Path(key[0]))
+    text = json.dumps(doc, sort_keys=True) if doc is not None else None
+    return text, digest, issues, system_row(doc)
+
+
+def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+    if s.local is not None:
+        return "local"
+    if entry.layout != "plain":
+        return "official"
+    if events.fmt is not None and events.fmt.name != "mllog":
+        return "official"  # only MLPerf reference code wrote the v0.5/v0.6 dialects
+    return "official" if s.submission.get("division") in ("closed", "open") else "local"
+
+
+def _first_int(*values: Any) -> int | None:
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _rel(entry: LogEntry, path: Path | None) -> str | None:
+    if path is None:
+        return None
+    parents = entry.path.parents  # the base is as many levels up as rel_path has parts
+    depth = entry.rel_path.count("/") + 1
+    base = parents[min(depth, len(parents)) - 1] if parents else entry.path
+    return _relative(base, os.path.abspath(path), path.name)
+
+
+@lru_cache(maxsize=4096)
+def _relative(base: Path, absolute: str, name: str) -> str:
+    try:
+        return Path(absolute).relative_to(base).as_posix()
+    except ValueError:
+        return name
