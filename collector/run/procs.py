@@ -7,6 +7,7 @@ import contextlib
 import gc
 import os
 import socket
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,11 @@ def process_group(backend: str, **init: Any) -> Iterator[None]:
     dist.init_process_group(backend, **init)
     try:
         yield
+    except BaseException as exc:
+        # The frames of a failed block hold its models: cleared now, they let go of them while
+        # the group still holds its own reference (see below).
+        traceback.clear_frames(exc.__traceback__)
+        raise
     finally:
         # Models in reference cycles hold the group too: collected first, they leave the last
         # reference to destroy_process_group, which lets the threads finish their queued work

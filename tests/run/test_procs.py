@@ -1,10 +1,13 @@
-"""A process group leaves no backend threads behind once its block ends."""
+"""A process group leaves no backend threads behind once its block ends, whether the block
+succeeded or failed."""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -50,12 +53,15 @@ def test_gloo_threads_are_joined_when_the_group_block_ends(tmp_path):
             assert after == []
 
 
-def _queue_collectives() -> None:
-    """A DDP step, then collectives left unwaited: the gloo threads hold their tensors."""
+def _queue_collectives(fail: bool = False) -> None:
+    """A DDP step, then collectives left unwaited: the gloo threads hold their tensors. With
+    `fail`, an error while the model is still a local of this frame."""
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(64, 64))
     model(torch.randn(8, 64)).sum().backward()
     for _ in range(20):
         dist.all_reduce(torch.randn(1 << 14), async_op=True)
+    if fail:
+        raise RuntimeError(f"rank {dist.get_rank()} failed on purpose")
 
 
 def _leave_work_unwaited(rank: int, world: int, rendezvous: str) -> None:
@@ -67,6 +73,30 @@ def test_a_worker_with_queued_collectives_exits_cleanly(tmp_path):
     # With the group left to interpreter shutdown, every such worker aborted (SIGABRT,
     # "terminate called without an active exception").
     mp.spawn(_leave_work_unwaited, args=(2, f"file://{tmp_path / 'rv'}"), nprocs=2)
+
+
+def _fail_with_work_queued(rank: int, world: int, rendezvous: str) -> None:
+    with process_group("gloo", init_method=rendezvous, rank=rank, world_size=world):
+        _queue_collectives(fail=True)
+
+
+def test_a_failing_worker_with_queued_collectives_exits_with_its_error(tmp_path):
+    # The failed block's frames held its model, whose release of the group then waited for
+    # the group's threads while they waited for the interpreter lock: the worker hung.
+    context = mp.start_processes(
+        _fail_with_work_queued,
+        args=(2, f"file://{tmp_path / 'rv'}"),
+        nprocs=2,
+        join=False,
+        start_method="spawn",
+    )
+    began = time.monotonic()
+    with pytest.raises(mp.ProcessRaisedException, match="failed on purpose"):
+        while not context.join(timeout=1):
+            if time.monotonic() - began > 60:
+                for process in context.processes:
+                    process.kill()
+                pytest.fail("the workers did not exit within 60 s")
 
 
 def test_free_port_binds():
