@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from collector import store as stores
-from collector.logs.rows import IssueRow, Parsed, parse_read, read
+from collector.logs.rows import IssueRow, Parsed, read_and_parse
 from collector.logs.scan import Events
 from collector.parallel import map_batches, split_by_size, usable_cpus
 from collector.published import is_published_folder, load_published
@@ -169,7 +169,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _parse_entries(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
-    items = [parse_read(entry, read(entry.path), known, source) for entry in entries]
+    items = [read_and_parse(entry, known, source) for entry in entries]
     tables = {
         "events": _events_table(
             [(item.run["run_id"], item.events) for item in items if item.run and item.events]

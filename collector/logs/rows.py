@@ -48,32 +48,16 @@ class Parsed:
     counts: dict[str, int] = field(default_factory=dict)  # rows in the batch tables, once there
 
 
-def read(path: Path) -> tuple[bytes, str] | OSError:
-    """The bytes of a log and their sha256, or why they could not be read."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return exc
-    return data, hashlib.sha256(data).hexdigest()
-
-
 def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> Parsed:
     """Read one log; skip it if its sha256 is already stored, else parse it."""
-    return parse_read(entry, read(entry.path), known, source)
-
-
-def parse_read(
-    entry: LogEntry, got: tuple[bytes, str] | OSError, known: frozenset[str], source: str | None
-) -> Parsed:
-    """Parse what `read` got for one log, unless its sha256 is already stored."""
-    if isinstance(got, OSError):
-        issue = IssueRow(
-            entry.rel_path, None, "error", "unreadable", f"cannot read: {got.strerror}"
-        )
-        return Parsed(issues=[issue])
-    data, digest = got
+    try:
+        data = entry.path.read_bytes()
+    except OSError as exc:
+        why = f"cannot read: {exc.strerror}"
+        return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
+    digest = hashlib.sha256(data).hexdigest()
     if digest in known:
         return Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)

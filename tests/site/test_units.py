@@ -34,6 +34,13 @@ ROWS = [
 ]
 
 
+class Tables(dict):
+    """Site data holding only the derived tables given (name -> rows)."""
+
+    def rows(self, name: str) -> list[dict]:
+        return self.get(name, [])
+
+
 def test_markdown_text_escapes_html_and_markdown() -> None:
     out = markdown_text("<script>alert(1)</script> *x* [l](u) a|b")
     assert "<" not in out and ">" not in out
@@ -126,11 +133,9 @@ def test_a_described_local_system_takes_its_proxy_scale_from_its_runs() -> None:
         ],
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return tables[name]
+    data = Tables(tables)
 
-    (system,) = systems_with_runs(Data())  # type: ignore[arg-type]
+    (system,) = systems_with_runs(data)  # type: ignore[arg-type]
     assert kind(system) == "local run, proxy scale small"
 
 
@@ -209,15 +214,13 @@ def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> Non
         "gain_ci_high": 1.5,
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return [row] if name == "interconnect_delta" else []
+    data = Tables({"interconnect_delta": [row]})
 
-    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
     assert (o.value, o.low, o.high) == pytest.approx((25.0, 10.0, 50.0))
     assert _label(o) == "gnmt · 4"
     row["precision"] = "fp32"
-    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
     assert _label(o) == "gnmt · 4 · fp32"
 
 
@@ -244,11 +247,9 @@ def test_guide_reasons_are_the_configurations_own() -> None:
         "precision_gain": [{**local, "kind": "time", "accelerators": 1, "gain": 5.0}],
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return tables.get(name, [])
+    data = Tables(tables)
 
-    reasons = _reasons(Data())  # type: ignore[arg-type]
+    reasons = _reasons(data)  # type: ignore[arg-type]
     evidence = "local run, proxy scale small"
     assert reasons[(evidence, "gnmt", 4, "a")] == ["scaling efficiency 50% in time to train"]
     assert reasons[(evidence, "gnmt", 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
@@ -289,16 +290,14 @@ def test_home_states_interconnect_and_precision_findings_with_their_caveats() ->
         ],
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return tables.get(name, [])
+    data = Tables(tables)
 
-    first, second, third = (f.sentence for f in _interconnect_findings(Data()))  # type: ignore[arg-type]
+    first, second, third = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
     assert "**3%** faster, within noise, without NVLink" in third
     assert "**10%** faster without NVLink" in first and "interval 5–15%" in first
     assert "Not like for like: different systems." in first
     assert "**90%** slower without NVLink" in second and "on 4 accelerators" in second
-    (gain,) = (f.sentence for f in _precision_findings(Data()))  # type: ignore[arg-type]
+    (gain,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
     assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
     assert "on 1 accelerator(s) in time to train" in gain
 
@@ -314,11 +313,9 @@ def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
         ]
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return tables.get(name, [])
+    data = Tables(tables)
 
-    official, published = advice(Data())["vision"]  # type: ignore[arg-type]
+    official, published = advice(data)["vision"]  # type: ignore[arg-type]
     assert "30% slower" in official and official.endswith(
         "Not like for like: different systems. (official MLPerf, ssd)"
     )
@@ -341,14 +338,12 @@ def test_interconnect_gains_below_one_read_as_faster() -> None:
         "gain_ci_high": 1.02,
     }
 
-    class Data:
-        def rows(self, name: str) -> list[dict]:
-            return [row] if name == "interconnect_delta" else []
+    data = Tables({"interconnect_delta": [row]})
 
-    (o,) = observations(Data(), "interconnect")  # type: ignore[arg-type]
+    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
     size, low, high, way = o.reading()
     assert way == "faster"
     assert (size, low, high) == pytest.approx((5, -2, 10))
-    (text,) = advice(Data())["vision"]  # type: ignore[arg-type]
+    (text,) = advice(data)["vision"]  # type: ignore[arg-type]
     assert "it trains 5% faster, short of the 10% slowdown" in text
     assert "95% interval -2–10." in text
