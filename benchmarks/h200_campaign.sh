@@ -23,7 +23,7 @@ run() {  # run <cuda devices> <benchmarks> <gpus> <precision> <interconnect> [ex
     CUDA_VISIBLE_DEVICES=$devs timeout --signal=TERM --kill-after=30 "$(left)" \
         python3 -m collector.cli run --suite v0.5 --scale small --benchmarks "$benches" \
         --gpus "$gpus" --precision "$prec" --interconnect "$ic" --repeats 3 --resume \
-        --no-ingest --out "$out" "$@" > "$out/log-$phase-${devs//,/}-${benches//,/-}-$gpus-$prec-$ic.txt" 2>&1
+        --no-ingest --out "$out" "$@" >> "$out/log-$phase-${devs//,/}-${benches//,/-}-$gpus-$prec-$ic.txt" 2>&1
 }
 seed() {  # start from the committed runs, so that --resume runs only what is missing
     if [ ! -d "$out/results" ] && [ -d runs/local/h200-x4/results ]; then

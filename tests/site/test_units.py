@@ -302,6 +302,35 @@ def test_home_states_interconnect_and_precision_findings_with_their_caveats() ->
     assert "on 1 accelerator(s) in time to train" in gain
 
 
+def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> None:
+    """Two precisions measured at the same count: the finding states one, naming its
+    precision, and says what the other gave; a lone configuration gets no such sentence."""
+    from collector.site.pages.home import _interconnect_findings, _scaling_findings
+
+    local = {"benchmark": "gnmt", "source": "local", "scale": "small", "accelerators": 4}
+    tables = {
+        "scaling": [
+            {**local, "kind": "strong", "precision": "bf16", "efficiency_pct": 51.9},
+            {**local, "kind": "strong", "precision": "fp32", "efficiency_pct": 81.5},
+            {**local, "kind": "weak", "precision": "bf16", "efficiency_pct": 97.0},
+        ],
+        "interconnect_delta": [
+            {**local, "kind": "measured", "precision": "bf16", "gain": 1.924},
+            {**local, "kind": "measured", "precision": "fp32", "gain": 0.96},
+        ],
+    }
+
+    data = Tables(tables)
+
+    strong, weak = (f.sentence for f in _scaling_findings(data))  # type: ignore[arg-type]
+    assert "**51.9%** efficiency in bf16 on 4 accelerators in time to train" in strong
+    assert strong.endswith(" The other configuration at that count: fp32 81.5%.")
+    assert "**97%** efficiency in bf16" in weak and "other configuration" not in weak
+    (link,) = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
+    assert "**4%** faster without NVLink (over PCIe, or with peer-to-peer off) in fp32" in link
+    assert link.endswith(" The other configuration at that count: bf16 92.4% slower.")
+
+
 def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
     from collector.site.pages.observations import advice
 
@@ -310,17 +339,24 @@ def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
         "interconnect_delta": [
             {**base, "source": "published", "gain": 1.02, "confounders": "same workstation"},
             {**base, "source": "official", "gain": 1.3, "confounders": "different systems"},
+            {**base, "source": "local", "scale": "small", "precision": "bf16", "gain": 1.2},
+            {**base, "source": "local", "scale": "small", "precision": "fp32", "gain": 1.04},
+            {**base, "source": "local", "scale": "small", "precision": "fp32", "gain": 1.01},
         ]
     }
 
     data = Tables(tables)
 
-    official, published = advice(data)["vision"]  # type: ignore[arg-type]
+    official, local, published = advice(data)["vision"]  # type: ignore[arg-type]
     assert "30% slower" in official and official.endswith(
-        "Not like for like: different systems. (official MLPerf, ssd)"
+        "Not like for like: different systems. (official MLPerf, ssd on 8 accelerators)"
+    )
+    assert "trains 4% slower, short of" in local
+    assert local.endswith(
+        "(local run, proxy scale small, ssd in fp32 on 8 accelerators; median of 3 measured)"
     )
     assert "trains 2% slower, short of" in published
-    assert published.endswith("(published study, ssd)")
+    assert published.endswith("(published study, ssd on 8 accelerators)")
 
 
 def test_interconnect_gains_below_one_read_as_faster() -> None:

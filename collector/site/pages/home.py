@@ -48,30 +48,7 @@ def page(data: SiteData) -> HomePage:
                         best["kind"],
                     )
                 )
-    scaling: dict[tuple[str, str, str], list] = {}
-    for o in observations(data, "scaling"):
-        scaling.setdefault((o.benchmark, o.kind, o.row.get("kind") or ""), []).append(o)
-    for (bench, _evidence, how), found in sorted(
-        scaling.items(), key=lambda i: (evidence_order(i[0][1]), i[0])
-    ):
-        top = max(o.accelerators or 0 for o in found)
-        at_top = [o for o in found if (o.accelerators or 0) == top]
-        smallest = min(_baseline(o) for o in at_top)  # against the fewest accelerators
-        at_top = [o for o in at_top if _baseline(o) == smallest]
-        o = _median(at_top)  # of what was measured or stated
-        more = f" (median of {len(at_top)})" if len(at_top) > 1 else ""
-        findings.append(
-            Finding(
-                Markup(
-                    f"**{md(settings().benchmark(bench).title)}** scales at "
-                    f"**{num(o.value)}%** efficiency{more} on {o.accelerators} accelerators"
-                    f"{_HOW.get(how, '')}, against {_baseline(o)} accelerator(s) "
-                    f"(95% interval {interval(o.low, o.high, '%')})."
-                ),
-                "compare.md#scaling-efficiency",
-                o.kind,
-            )
-        )
+    findings += _scaling_findings(data)
     findings += _interconnect_findings(data) + _precision_findings(data)
     for g in round_gains(data):
         findings.append(
@@ -96,6 +73,36 @@ def page(data: SiteData) -> HomePage:
     )
 
 
+def _scaling_findings(data: SiteData) -> list[Finding]:
+    """Per benchmark, kind of evidence and kind of scaling: the efficiency at the largest
+    accelerator count, against the fewest accelerators measured."""
+    out = []
+    scaling: dict[tuple[str, str, str], list] = {}
+    for o in observations(data, "scaling"):
+        scaling.setdefault((o.benchmark, o.kind, o.row.get("kind") or ""), []).append(o)
+    for (bench, _evidence, how), found in sorted(
+        scaling.items(), key=lambda i: (evidence_order(i[0][1]), i[0])
+    ):
+        top = max(o.accelerators or 0 for o in found)
+        at_top = [o for o in found if (o.accelerators or 0) == top]
+        smallest = min(_baseline(o) for o in at_top)  # against the fewest accelerators
+        at_top = [o for o in at_top if _baseline(o) == smallest]
+        o = _median(at_top)  # of what was measured or stated
+        out.append(
+            Finding(
+                Markup(
+                    f"**{md(settings().benchmark(bench).title)}** scales at "
+                    f"**{num(o.value)}%** efficiency{_in(o)} on {o.accelerators} accelerators"
+                    f"{_HOW.get(how, '')}, against {_baseline(o)} accelerator(s) "
+                    f"(95% interval {interval(o.low, o.high, '%')})." + _others(at_top, o)
+                ),
+                "compare.md#scaling-efficiency",
+                o.kind,
+            )
+        )
+    return out
+
+
 def _grouped(found: list[Observation]) -> list[list[Observation]]:
     """Observations by benchmark and kind of evidence, official first."""
     groups: dict[tuple[str, str], list[Observation]] = {}
@@ -115,7 +122,8 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
     out = []
     for found in _grouped(observations(data, "interconnect")):
         top = max(o.accelerators or 0 for o in found)
-        o = _median([o for o in found if (o.accelerators or 0) == top])
+        at_top = [o for o in found if (o.accelerators or 0) == top]
+        o = _median(at_top)
         size, low, high, way = o.reading()
         if o.row.get("within_noise"):
             way += ", within noise,"
@@ -126,15 +134,44 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(o.benchmark).title)}** trains "
                     f"**{num(size)}%** {way} without NVLink (over PCIe, or with "
-                    f"peer-to-peer off){_on(o.accelerators, 'accelerators')} "
+                    f"peer-to-peer off){_in(o)}{_on(o.accelerators, 'accelerators')} "
                     f"(95% interval {interval(low, high, '%')})."
                     + (f" {lead}: {md(caveat)}." if caveat else "")
+                    + _others(at_top, o)
                 ),
                 "compare.md#interconnect",
                 o.kind,
             )
         )
     return out
+
+
+def _in(o: Observation) -> str:
+    """' in <precision>' where the observation's row names its precision."""
+    precision = o.row.get("precision")
+    return f" in {md(precision)}" if precision else ""
+
+
+def _others(found: list[Observation], chosen: Observation) -> str:
+    """Where several configurations were measured at the count a finding reports, what the
+    others gave, so that the one stated never stands for them unnamed."""
+    rest = sorted(
+        (o for o in found if o is not chosen),
+        key=lambda o: (str(o.row.get("precision") or ""), o.value),
+    )
+    said = []
+    for o in rest:
+        size, _, _, way = o.reading()
+        precision = o.row.get("precision")
+        label = f"{md(precision)} " if precision else ""
+        said.append(f"{label}{num(size)}% {way}".rstrip())
+    if len(rest) == 1:
+        return f" The other configuration at that count: {said[0]}."
+    if rest:
+        return (
+            f" Median of {len(found)} configurations at that count; the others: {', '.join(said)}."
+        )
+    return ""
 
 
 def _on(count: int | None, unit: str) -> str:

@@ -141,9 +141,20 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             caveat = chosen.row.get("confounders")
             if caveat and chosen.row.get("source") != "published":
                 text += f" Not like for like: {caveat}."
-            line = f"{text} ({evidence}, {chosen.benchmark})"
+            line = f"{text} ({evidence}, {_which(chosen, measure, len(obs))})"
             out.setdefault(domain, []).append((evidence_order(evidence), index, line))
     return {d: tuple(line for *_, line in sorted(v)) for d, v in out.items()}
+
+
+def _which(chosen: Observation, measure: str, among: int) -> str:
+    """What the advice was read from: the benchmark, its precision and accelerator count where
+    known (scaling states its count in the text), and how many observations it is the median of."""
+    out = chosen.benchmark
+    if chosen.row.get("precision"):
+        out += f" in {chosen.row['precision']}"
+    if measure != "scaling" and chosen.accelerators:
+        out += f" on {chosen.accelerators} accelerator{'s' * (chosen.accelerators != 1)}"
+    return out + (f"; median of {among} measured" if among > 1 else "")
 
 
 def _fmt(value: float | None) -> str:
