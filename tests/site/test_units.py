@@ -241,21 +241,31 @@ def test_guide_reasons_are_the_configurations_own() -> None:
             },
         ],
         "interconnect_delta": [
-            {**local, "kind": "measured", "accelerators": n, "gain": g}
-            for n, g in ((2, 1.1), (4, 1.9))
+            {**local, "kind": "measured", "accelerators": n, "precision": p, "gain": g}
+            for n, p, g in ((2, "bf16", 1.1), (4, "bf16", 1.9), (4, "fp32", 0.96))
         ],
-        "precision_gain": [{**local, "kind": "time", "accelerators": 1, "gain": 5.0}],
+        "precision_gain": [
+            {**local, "kind": "time", "accelerators": n, "interconnect": i, "gain": g}
+            for n, i, g in ((1, "nvlink", 5.0), (2, "nvlink", 3.0), (2, "no-p2p", 2.5))
+        ],
     }
 
     data = Tables(tables)
 
     reasons = _reasons(data)  # type: ignore[arg-type]
-    evidence = "local run, proxy scale small"
-    assert reasons[(evidence, "gnmt", 4, "a")] == ["scaling efficiency 50% in time to train"]
-    assert reasons[(evidence, "gnmt", 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
-    assert reasons[(evidence, "gnmt", 2)] == ["10% slower without NVLink"]
-    assert reasons[(evidence, "gnmt", 4)] == ["90% slower without NVLink"]
-    assert reasons[(evidence, "gnmt")] == ["mixed precision 5x in time to train on 1 accelerator"]
+    local_run = "local run, proxy scale small"
+    gnmt = (local_run, "gnmt")
+    assert reasons[(*gnmt, 4, "a")] == ["scaling efficiency 50% in time to train"]
+    assert reasons[(*gnmt, 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
+    # interconnect by count and precision: an fp32 configuration never shows the bf16 delta
+    assert reasons[(*gnmt, 2, "interconnect", "bf16")] == ["10% slower without NVLink"]
+    assert reasons[(*gnmt, 4, "interconnect", "bf16")] == ["90% slower without NVLink"]
+    assert reasons[(*gnmt, 4, "interconnect", "fp32")] == ["4% faster without NVLink"]
+    # mixed precision by count and interconnect, and by benchmark for the rest
+    assert reasons[(*gnmt, 2, "precision", "no-p2p")] == [
+        "mixed precision 2.5x in time to train on 2 accelerators"
+    ]
+    assert reasons[gnmt] == ["mixed precision 5x in time to train on 1 accelerator"]
 
 
 def test_home_states_interconnect_and_precision_findings_with_their_caveats() -> None:

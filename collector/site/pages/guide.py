@@ -51,10 +51,11 @@ def page(data: SiteData) -> GuidePage:
         row["benchmark_href"] = rel(path, benchmark_page(c["benchmark"]))
         bench = (kind(c), c["benchmark"])
         count = (*bench, c.get("accelerators"))
+        precision = reasons.get((*count, "precision", c.get("interconnect")))
         row["reasons"] = [
             *reasons.get((*count, c.get("system")), []),
-            *reasons.get(count, []),
-            *reasons.get(bench, []),
+            *reasons.get((*count, "interconnect", c.get("precision")), []),
+            *(precision or reasons.get(bench, [])),
         ]
         configs.append(row)
     configs.sort(key=lambda r: (r["accelerators"] or 0, r["minutes"]))
@@ -83,7 +84,9 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
 
     Keyed by evidence kind and benchmark, then: scaling by the configuration's accelerators
     and system (against one accelerator where that was measured), interconnect by the
-    accelerator count, mixed precision not further (it names the count it was measured at).
+    accelerator count and precision, mixed precision by the accelerator count and
+    interconnect. Mixed precision is also keyed by the benchmark alone, for configurations
+    measured in one precision only (its text names the count it was measured at).
     """
     out: dict[tuple, dict[tuple[str, str], str]] = {}
     labels = {
@@ -108,10 +111,13 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
                 key = (*key, o.accelerators, o.row.get("system"))
                 text += f" {against(o.row)}" if against(o.row) else ""
             elif measure == "interconnect":
-                key = (*key, o.accelerators)
+                key = (*key, o.accelerators, measure, o.row.get("precision"))
             elif o.accelerators:
                 text += f" on {o.accelerators} accelerator{'s' if o.accelerators > 1 else ''}"
             if low is not None and high is not None:
                 text += f" ({interval(low, high)})"
+            if measure == "precision":
+                own = (*key, o.accelerators, measure, o.row.get("interconnect"))
+                out.setdefault(own, {}).setdefault((measure, how), text)
             out.setdefault(key, {}).setdefault((measure, how), text)
     return {key: list(found.values()) for key, found in out.items()}
