@@ -393,3 +393,30 @@ def test_interconnect_gains_below_one_read_as_faster() -> None:
     (text,) = advice(data)["vision"]  # type: ignore[arg-type]
     assert "it trains 5% faster, short of the 10% slowdown" in text
     assert "95% interval -2–10." in text
+
+
+def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
+    """No row of a system's submitted description is a blob of JSON: objects open into dotted
+    rows, lists read as items, a matrix row by row."""
+    from collector.site.pages.systems import _fields
+
+    submitted = {
+        "system_name": "vm_2xh200",
+        "collector": {
+            "versions": {"cuda": "13.0", "nccl": "2.28.9"},
+            "topology": {"matrix": [["X", "NV18"], ["NV18", "X"]]},
+            "power_limit_w": [700.0, 700.0],
+            "interconnect_env": {},
+        },
+        "other_software_stack": [{"nccl_version": "2.7.5", "cuda_version": "11.0"}],
+    }
+
+    assert list(_fields(submitted)) == [
+        ("collector.interconnect_env", ""),
+        ("collector.power_limit_w", "700.0, 700.0"),
+        ("collector.topology.matrix", "X, NV18; NV18, X"),
+        ("collector.versions.cuda", "13.0"),
+        ("collector.versions.nccl", "2.28.9"),
+        ("other_software_stack", "cuda_version=11.0, nccl_version=2.7.5"),
+        ("system_name", "vm_2xh200"),
+    ]

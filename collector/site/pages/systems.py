@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 
 from markupsafe import Markup
 
@@ -107,7 +107,7 @@ def page(data: SiteData, system: Row) -> Page:
     summary = Table(
         ("", ""),
         tuple(
-            (label, _text(system.get(f)))
+            (label, _listed(system.get(f)))
             for f, label in SUMMARY_FIELDS
             if system.get(f) is not None
         ),
@@ -126,9 +126,7 @@ def page(data: SiteData, system: Row) -> Page:
         sections.append(
             Section(
                 "System description as submitted",
-                table=Table(
-                    ("field", "value"), tuple((k, _text(v)) for k, v in sorted(full.items()))
-                ),
+                table=Table(("field", "value"), tuple(_fields(full))),
                 notes=(Markup(f"From `{_code(system.get('description_path'))}`."),),
             )
         )
@@ -202,9 +200,24 @@ def _logs(data: SiteData, sid: str) -> Section:
     )
 
 
-def _text(value: object) -> str:
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
+def _fields(value: object, key: str = "") -> Iterator[tuple[str, str]]:
+    """A submitted description as (field, text) rows: a nested object opens into rows of its
+    own, named by dotted path (collector.versions.cuda), so no row is a blob of JSON."""
+    if isinstance(value, dict) and (value or not key):
+        for k in sorted(value):
+            yield from _fields(value[k], f"{key}.{k}" if key else str(k))
+    else:
+        yield key, _listed(value)
+
+
+def _listed(value: object) -> str:
+    """A value as text: a list as its items joined ('; ' between rows of a matrix or
+    objects, ', ' between scalars), an object as its key=value pairs."""
+    if isinstance(value, list):
+        nested = any(isinstance(v, list | dict) for v in value)
+        return ("; " if nested else ", ").join(_listed(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_listed(v)}" for k, v in sorted(value.items()))
     return str(value)
 
 
