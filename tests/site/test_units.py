@@ -41,6 +41,21 @@ class Tables(dict):
         return self.get(name, [])
 
 
+def _local_link(benchmark: str, gain: float, low: float, high: float) -> dict:
+    """An interconnect_delta row of local runs on 4 accelerators: time without NVLink over
+    time with it, and its interval."""
+    return {
+        "benchmark": benchmark,
+        "accelerators": 4,
+        "source": "local",
+        "scale": "small",
+        "kind": "measured",
+        "gain": gain,
+        "gain_ci_low": low,
+        "gain_ci_high": high,
+    }
+
+
 def test_markdown_text_escapes_html_and_markdown() -> None:
     out = markdown_text("<script>alert(1)</script> *x* [l](u) a|b")
     assert "<" not in out and ">" not in out
@@ -203,16 +218,7 @@ def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> Non
     from collector.site.pages.compare import _label
     from collector.site.pages.observations import observations
 
-    row = {
-        "benchmark": "gnmt",
-        "accelerators": 4,
-        "source": "local",
-        "scale": "small",
-        "kind": "measured",
-        "gain": 1.25,
-        "gain_ci_low": 1.1,
-        "gain_ci_high": 1.5,
-    }
+    row = _local_link("gnmt", 1.25, 1.1, 1.5)
 
     data = Tables({"interconnect_delta": [row]})
 
@@ -373,16 +379,7 @@ def test_interconnect_gains_below_one_read_as_faster() -> None:
     """A link that trained faster without NVLink is stated so, its interval turned with it."""
     from collector.site.pages.observations import advice, observations
 
-    row = {
-        "benchmark": "ssd",
-        "kind": "measured",
-        "accelerators": 4,
-        "source": "local",
-        "scale": "small",
-        "gain": 0.95,
-        "gain_ci_low": 0.9,
-        "gain_ci_high": 1.02,
-    }
+    row = _local_link("ssd", 0.95, 0.9, 1.02)
 
     data = Tables({"interconnect_delta": [row]})
 

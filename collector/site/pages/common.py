@@ -87,7 +87,16 @@ def benchmark_page(name: str) -> str:
 
 def on_nodes(nodes: int | None) -> str:
     """' on 1 node', ' on 4 nodes', or '' where the node count is not known."""
-    return f" on {nodes} node{'s' if nodes != 1 else ''}" if nodes else ""
+    return _on(nodes, "node")
+
+
+def on_accelerators(count: int | None) -> str:
+    """' on 1 accelerator', ' on 4 accelerators', or '' where the count is not known."""
+    return _on(count, "accelerator")
+
+
+def _on(count: int | None, unit: str) -> str:
+    return f" on {count} {unit}{'s' if count != 1 else ''}" if count else ""
 
 
 def accel_label(row: Row) -> str:

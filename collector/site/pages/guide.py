@@ -8,7 +8,14 @@ from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage
 from collector.site.pages.benchmarks import benchmark_names
-from collector.site.pages.common import benchmark_page, interval, kind, num, rel
+from collector.site.pages.common import (
+    benchmark_page,
+    interval,
+    kind,
+    num,
+    on_accelerators,
+    rel,
+)
 from collector.site.pages.configs import configurations
 from collector.site.pages.observations import MEASURED_BY, advice, against, observations
 
@@ -113,7 +120,7 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
             elif measure == "interconnect":
                 key = (*key, o.accelerators, measure, o.row.get("precision"))
             elif o.accelerators:
-                text += f" on {o.accelerators} accelerator{'s' if o.accelerators > 1 else ''}"
+                text += on_accelerators(o.accelerators)
             if low is not None and high is not None:
                 text += f" ({interval(low, high)})"
             if measure == "precision":

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.pages.common import Row, evidence_order, kind, on_nodes
+from collector.site.pages.common import Row, evidence_order, kind, on_accelerators, on_nodes
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,8 @@ def _which(chosen: Observation, measure: str, among: int) -> str:
     out = chosen.benchmark
     if chosen.row.get("precision"):
         out += f" in {chosen.row['precision']}"
-    if measure != "scaling" and chosen.accelerators:
-        out += f" on {chosen.accelerators} accelerator{'s' * (chosen.accelerators != 1)}"
+    if measure != "scaling":
+        out += on_accelerators(chosen.accelerators)
     return out + (f"; median of {among} measured" if among > 1 else "")
 
 
