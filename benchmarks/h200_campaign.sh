@@ -39,6 +39,30 @@ fp32_multi() {  # fp32 on 4 and 2 GPUs, both modes, the cheapest benchmarks firs
         wait
     done
 }
+fits() {  # fits <seconds>: whether a task of at most that many seconds ends before the deadline
+    if [ "$(left)" -ge "$1" ]; then return 0; fi
+    echo "skipped (needs ${1}s, $(left)s left): ${*:2}"; return 1
+}
+rest() {  # the last of the fp32 matrix, one run per task where runs are long, so none is cut short
+    fits 240 pair transformer && {
+        ( run 0,1 transformer 2 fp32 default --no-ceilings ) &
+        ( run 2,3 transformer 2 fp32 no-p2p --no-ceilings ) &
+        wait; }
+    fits 80 maskrcnn 4 bf16 no-p2p && run 0,1,2,3 maskrcnn 4 bf16 no-p2p --no-ceilings
+    fits 170 transformer 4 fp32 no-p2p && run 0,1,2,3 transformer 4 fp32 no-p2p --no-ceilings
+    for ic in default no-p2p; do
+        for k in 1 2 3; do
+            fits 260 resnet 4 fp32 "$ic" $k && run 0,1,2,3 resnet 4 fp32 "$ic" --no-ceilings --repeats $k
+        done
+    done
+    fits 390 resnet 1 fp32 && run 0 resnet 1 fp32 default --no-ceilings
+    for k in 1 2 3; do
+        fits 390 pair resnet 2 fp32 $k && {
+            ( run 0,1 resnet 2 fp32 default --no-ceilings --repeats $k ) &
+            ( run 2,3 resnet 2 fp32 no-p2p --no-ceilings --repeats $k ) &
+            wait; }
+    done
+}
 pack() { tar czf "${OUT:-.out}/campaign.tgz" -C .out h200; echo "packed $(du -sh "${OUT:-.out}/campaign.tgz" | cut -f1)"; }
 trap pack EXIT
 
@@ -88,6 +112,10 @@ case $phase in
     seed
     fp32_multi
     run 0 resnet 1 fp32 default --no-ceilings
+    ;;
+  fp32-rest)  # what fp32-multi left: each task starts only when it can end before the deadline
+    seed
+    rest
     ;;
   resnet512)  # ResNet-50 small at 512 images per GPU, bf16, each configuration alone
     rm -rf "$out"/results/*/resnet
