@@ -333,6 +333,15 @@ def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> No
         "interconnect_delta": [
             {**local, "kind": "measured", "precision": "bf16", "gain": 1.924},
             {**local, "kind": "measured", "precision": "fp32", "gain": 0.96},
+            {**local, "benchmark": "ssd", "kind": "measured", "precision": "bf16", "gain": 1.3},
+            {
+                **local,
+                "benchmark": "ssd",
+                "kind": "measured",
+                "precision": "fp32",
+                "gain": 1.42,
+                "within_noise": True,
+            },
         ],
     }
 
@@ -342,9 +351,12 @@ def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> No
     assert "**51.9%** efficiency in bf16 on 4 accelerators in time to train" in strong
     assert strong.endswith(" The other configuration at that count: fp32 81.5%.")
     assert "**97%** efficiency in bf16" in weak and "other configuration" not in weak
-    (link,) = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
+    link, noisy = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
     assert "**4%** faster without NVLink (over PCIe, or with peer-to-peer off) in fp32" in link
     assert link.endswith(" The other configuration at that count: bf16 92.4% slower.")
+    # the other configuration's interval holds no change, and the sentence says so
+    assert "**30%** slower without NVLink" in noisy and "in bf16" in noisy
+    assert noisy.endswith(" The other configuration at that count: fp32 42% slower (within noise).")
 
 
 def test_advice_is_given_per_kind_of_evidence_official_first() -> None:

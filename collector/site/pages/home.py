@@ -164,7 +164,9 @@ def _others(found: list[Observation], chosen: Observation) -> str:
         size, _, _, way = o.reading()
         precision = o.row.get("precision")
         label = f"{md(precision)} " if precision else ""
-        said.append(f"{label}{num(size)}% {way}".rstrip())
+        # as the finding itself says it: a change whose interval holds none is no change
+        noise = " (within noise)" if way and o.row.get("within_noise") else ""
+        said.append(f"{label}{num(size)}% {way}".rstrip() + noise)
     if len(rest) == 1:
         return f" The other configuration at that count: {said[0]}."
     if rest:
