@@ -9,7 +9,14 @@ from collector.site.data import SiteData
 from collector.site.escape import markdown_text as md
 from collector.site.model import Finding, HomePage
 from collector.site.pages.benchmarks import benchmark_names
-from collector.site.pages.common import benchmark_page, evidence_order, interval, num, rel
+from collector.site.pages.common import (
+    benchmark_page,
+    evidence_order,
+    interval,
+    num,
+    on_accelerators,
+    rel,
+)
 from collector.site.pages.configs import configurations
 from collector.site.pages.observations import MEASURED_BY, Observation, observations
 from collector.site.pages.rounds import round_gains
@@ -134,7 +141,7 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(o.benchmark).title)}** trains "
                     f"**{num(size)}%** {way} without NVLink (over PCIe, or with "
-                    f"peer-to-peer off){_in(o)}{_on(o.accelerators, 'accelerators')} "
+                    f"peer-to-peer off){_in(o)}{on_accelerators(o.accelerators)} "
                     f"(95% interval {interval(low, high, '%')})."
                     + (f" {lead}: {md(caveat)}." if caveat else "")
                     + _others(at_top, o)
@@ -176,11 +183,6 @@ def _others(found: list[Observation], chosen: Observation) -> str:
     return ""
 
 
-def _on(count: int | None, unit: str) -> str:
-    """' on N <unit>' where the count is known."""
-    return f" on {count} {unit}" if count else ""
-
-
 def _precision_findings(data: SiteData) -> list[Finding]:
     """Per benchmark and kind of evidence: the mixed-precision gain over FP32 at the fewest
     accelerators measured, from time to train where it was measured so."""
@@ -196,7 +198,7 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                     f"**{md(settings().benchmark(o.benchmark).title)}**: mixed precision "
                     f"({md(o.row.get('precision') or '?')}) trains **{num(o.value)}x** as fast "
                     f"as FP32{', within noise,' if o.row.get('within_noise') else ''}"
-                    f"{_on(o.accelerators, 'accelerator(s)')}"
+                    f"{f' on {o.accelerators} accelerator(s)' if o.accelerators else ''}"
                     f"{f' in {how}' if how else ''} "
                     f"(95% interval {interval(o.low, o.high, 'x')})."
                 ),
