@@ -99,7 +99,7 @@ def _scaling_findings(data: SiteData) -> list[Finding]:
             Finding(
                 Markup(
                     f"**{md(settings().benchmark(bench).title)}** scales at "
-                    f"**{num(o.value)}%** efficiency{_in(o)} on {o.accelerators} accelerators"
+                    f"**{num(o.value)}%** efficiency{_in(o)}{on_accelerators(o.accelerators)}"
                     f"{_HOW.get(how, '')}, against {_baseline(o)} accelerator(s) "
                     f"(95% interval {interval(o.low, o.high, '%')})." + _others(at_top, o)
                 ),
