@@ -1,6 +1,6 @@
 -- configurations: one row per configuration with its mean time to train and throughput, each
 -- with a percentile-bootstrap interval over its runs (bootstrap_mean over the runs in
--- evidence_id order, the lists of samples; null for a single observation).
+-- ascending order of value, the lists of samples; null for a single observation).
 WITH summary AS (
     SELECT
         config_id, any_value(pool_id) AS pool_id, any_value(source) AS source,

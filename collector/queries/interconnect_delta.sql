@@ -4,27 +4,29 @@
 -- what else differs between the sides (confounders). Gains a study states against PCIe are
 -- added as kind 'published'.
 WITH pools AS (
+    -- the configurations of a pool, their runs pooled (sorted by value, as in samples)
     SELECT
-        pool_id, any_value(source) AS source, any_value(round) AS round,
-        any_value(division) AS division, any_value(benchmark) AS benchmark,
-        any_value(chip) AS chip, any_value(accelerators) AS accelerators,
-        any_value(framework) AS framework, any_value(precision) AS precision,
-        any_value(scale) AS scale, any_value(interconnect) AS interconnect,
-        string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
+        c.pool_id, any_value(c.source) AS source, any_value(c.round) AS round,
+        any_value(c.division) AS division, any_value(c.benchmark) AS benchmark,
+        any_value(c.chip) AS chip, any_value(c.accelerators) AS accelerators,
+        any_value(c.framework) AS framework, any_value(c.precision) AS precision,
+        any_value(c.scale) AS scale, any_value(c.interconnect) AS interconnect,
+        string_agg(DISTINCT c.system, ', ' ORDER BY c.system) AS systems,
         -- a local run's submitter is the host it ran on (runs/local/<host>/)
-        string_agg(DISTINCT submitter, ', ' ORDER BY submitter) AS submitters,
-        string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
-        min(nodes) AS nodes_min, max(nodes) AS nodes_max, count(*) AS runs,
-        list(minutes ORDER BY evidence_id, config_id) AS samples,
+        string_agg(DISTINCT c.submitter, ', ' ORDER BY c.submitter) AS submitters,
+        string_agg(DISTINCT c.accelerator, ', ' ORDER BY c.accelerator) AS accelerator_models,
+        min(c.nodes) AS nodes_min, max(c.nodes) AS nodes_max, sum(c.runs) AS runs,
+        list_sort(flatten(list(s.minutes))) AS samples,
         -- the mean over the ordered list: the same sum order on any number of threads
         list_avg(samples) AS minutes,
-        hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
-             any_value(chip), any_value(accelerators), any_value(framework),
-             any_value(precision), any_value(scale)) AS match_id
-    FROM observations
-    WHERE minutes IS NOT NULL AND chip IS NOT NULL AND accelerators > 1
-        AND interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
-    GROUP BY pool_id
+        hash(any_value(c.source), any_value(c.round), any_value(c.division),
+             any_value(c.benchmark), any_value(c.chip), any_value(c.accelerators),
+             any_value(c.framework), any_value(c.precision), any_value(c.scale)) AS match_id
+    FROM configurations AS c
+    JOIN samples AS s USING (config_id)
+    WHERE c.minutes IS NOT NULL AND c.chip IS NOT NULL AND c.accelerators > 1
+        AND c.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
+    GROUP BY c.pool_id
 ),
 pairs AS (
     SELECT

@@ -29,9 +29,15 @@ def one(sql: str) -> dict | None:
 
 
 def reference_means(values: np.ndarray, seed: int, resamples: int, side: int) -> np.ndarray:
-    """The documented draws, written out: n positions with replacement per resample."""
+    """The documented draws, written out: n positions with replacement per resample, as
+    bounded integers, or for a large group as the multiply-shift of 32-bit words."""
     n = values.size
-    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (resamples, n))
+    bits = np.random.PCG64([seed, n, side])
+    if n <= bootstrap.LARGE_GROUP:
+        draws = np.random.Generator(bits).integers(0, n, (resamples, n))
+    else:
+        words = [w for x in bits.random_raw(resamples * n) for w in (x & 0xFFFFFFFF, x >> 32)]
+        draws = np.array([w * n >> 32 for w in words[: resamples * n]]).reshape(resamples, n)
     return values[draws].mean(axis=1)
 
 
@@ -53,6 +59,16 @@ def test_mean_interval_is_the_documented_percentile_bootstrap(n):
     assert boot.lo == 10 and boot.hi == 190
     assert low[0] == pytest.approx(means[9], rel=SINGLE)
     assert high[0] == pytest.approx(means[189], rel=SINGLE)
+
+
+def test_large_group_draws_do_not_depend_on_the_block_size(monkeypatch):
+    """A large group draws its positions block by block; any block size gives the same."""
+    n = bootstrap.LARGE_GROUP + 37
+    values = np.random.default_rng(1).lognormal(3, 0.2, n)
+    boot = bootstrap.Bootstrap(seed=7, resamples=200, level=0.9)
+    whole = boot.mean_interval(np.array([0]), np.array([n]), values)
+    monkeypatch.setattr(bootstrap, "DRAW_BLOCK", 3 * n)  # blocks of two resamples
+    assert boot.mean_interval(np.array([0]), np.array([n]), values) == whole
 
 
 def test_ratio_resamples_the_two_sides_independently():
