@@ -52,7 +52,8 @@ import pyarrow as pa
 
 from collector.queries import parameters
 
-CHUNK_ROWS = 512  # rows resampled at a time by one thread: long runs of one group size
+CHUNK_ROWS = 1024  # rows resampled at a time by one thread: a call of 2048 rows (a DuckDB
+# vector) makes two even tasks, one per thread, and each task has long runs of one group size
 LARGE_GROUP = 64  # above this many values a group gathers its draws instead of caching W
 DRAW_BLOCK = 1 << 16  # draws generated at a time for a large group
 PRODUCT_ROWS = 16  # rows of one matrix product, fewer where its size would pass PRODUCT_SIZE
