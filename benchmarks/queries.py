@@ -6,7 +6,9 @@ The store is generated with numpy: systems with one accelerator model, interconn
 framework each, 7 benchmarks, 1/2/4/8 accelerators, fp32 and a reduced precision, 5 to 10 runs
 per configuration, time to train falling with the accelerator count and throughput rising with
 it. Each table is materialised in full (CREATE TABLE AS) so nothing is pruned away; the time per
-table and the total are printed.
+table and the total are printed, and beside them a reference: DuckDB reading the store's runs
+and materialising them sorted (the fastest of three tries around the tables), so that totals
+taken at different machine speeds compare as multiples of it.
 
 By default the tables are computed as the site computes them (collector.site.data.load):
 dependencies first, each table once, its view then reading the materialised rows, so a table's
@@ -21,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 
@@ -118,6 +121,7 @@ def main() -> None:
     snapshot.write(store, snapshot.Snapshot(tables))
     print(f"store: {tables['runs'].num_rows} runs in {store}")
     con = query.connect(store)
+    before = min(reference_seconds(con) for _ in range(2))
     total = 0.0
     for name in query.names():
         began = time.perf_counter()
@@ -130,7 +134,21 @@ def main() -> None:
         rows = con.execute(f"SELECT count(*) FROM bench_{name}").fetchone()[0]
         print(f"{name:20s} {took:7.2f} s {rows:>10d} rows")
     print(f"{'total':20s} {total:7.2f} s ({'views' if args.views else 'materialised'})")
+    reference = min(before, reference_seconds(con))
+    print(f"{'reference':20s} {reference:7.2f} s: the total is {total / reference:.1f} references")
     con.close()
+
+
+def reference_seconds(con: duckdb.DuckDBPyConnection) -> float:
+    """Seconds DuckDB takes to read the store's runs and materialise them sorted by run_id: engine
+    work alone, no collector logic. The fastest of three, two before the tables and one after,
+    is the reference, so that totals taken while the machine ran at different speeds can be
+    compared as multiples of it."""
+    began = time.perf_counter()
+    con.execute("CREATE TEMP TABLE reference AS SELECT * FROM store.runs ORDER BY run_id")
+    took = time.perf_counter() - began
+    con.execute("DROP TABLE reference")
+    return took
 
 
 if __name__ == "__main__":
