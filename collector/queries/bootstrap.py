@@ -11,8 +11,8 @@ row b holds the multinomial counts / n of n positions drawn uniformly with repla
 (or a mean) and 1 for a denominator. The resampled means of every group of n values are then
 one matrix product X @ W.T, and the two sides of a ratio are drawn independently. A group of
 more than LARGE_GROUP values (a pool of many systems' runs) draws its resamples x n positions
-from the same PCG64([seed, n, side]) as large_draws does, 32 bits a position, about a third
-cheaper than 64-bit bounded integers, and averages the values at them. The interval
+with large_draws from the same PCG64([seed, n, side]), 32 bits a position (about a third
+cheaper than 64-bit bounded integers), and averages the values at them. The interval
 is the lo-th and hi-th smallest of the resampled statistics (1-based), lo = max(1,
 ceil(resamples * (1 - level) / 2)) and hi = ceil(resamples * (1 + level) / 2): the 25th and
 975th of 1000 at level 0.95. The draws depend only on the seed and the group size, so the same
