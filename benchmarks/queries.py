@@ -121,6 +121,7 @@ def main() -> None:
     snapshot.write(store, snapshot.Snapshot(tables))
     print(f"store: {tables['runs'].num_rows} runs in {store}")
     con = query.connect(store)
+    # the reference is the fastest of three tries, two before the tables and one after
     before = min(reference_seconds(con) for _ in range(2))
     total = 0.0
     for name in query.names():
@@ -141,9 +142,8 @@ def main() -> None:
 
 def reference_seconds(con: duckdb.DuckDBPyConnection) -> float:
     """Seconds DuckDB takes to read the store's runs and materialise them sorted by run_id: engine
-    work alone, no collector logic. The fastest of three, two before the tables and one after,
-    is the reference, so that totals taken while the machine ran at different speeds can be
-    compared as multiples of it."""
+    work alone, no collector logic, so that totals taken while the machine ran at different
+    speeds can be compared as multiples of it."""
     began = time.perf_counter()
     con.execute("CREATE TEMP TABLE reference AS SELECT * FROM store.runs ORDER BY run_id")
     took = time.perf_counter() - began

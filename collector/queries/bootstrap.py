@@ -165,14 +165,15 @@ class Bootstrap:
         self.lo, self.hi = ranks(self.resamples, float(level))
         self._weights: Callable[[int, int, bool], np.ndarray] = lru_cache(maxsize=256)(self._make)
 
-    def _rng(self, n: int, side: int) -> np.random.Generator:
-        return np.random.Generator(np.random.PCG64([self.seed, n, side]))
+    def _bits(self, n: int, side: int) -> np.random.PCG64:
+        """The random stream of the groups of n values on one side."""
+        return np.random.PCG64([self.seed, n, side])
 
     def _make(self, n: int, side: int, shifted: bool) -> np.ndarray:
         """W.T (n x resamples): multinomial counts / n of n draws per resample; after a first
         row of ones when `shifted`, for rows that start with the value their means are
         relative to."""
-        draws = self._rng(n, side).integers(0, n, size=(self.resamples, n))
+        draws = np.random.Generator(self._bits(n, side)).integers(0, n, (self.resamples, n))
         draws += (np.arange(self.resamples) * n)[:, None]
         counts = np.bincount(draws.ravel(), minlength=self.resamples * n)
         weights = counts.reshape(self.resamples, n).T / n
@@ -185,7 +186,7 @@ class Bootstrap:
     def _large(self, values: np.ndarray, side: int, out: np.ndarray) -> None:
         """out = resampled means of one large group, its draws gathered block by block."""
         n = values.size
-        bits = np.random.PCG64([self.seed, n, side])
+        bits = self._bits(n, side)
         step = max(2, DRAW_BLOCK // n & ~1)  # even: no block leaves half a 64-bit output
         for start in range(0, self.resamples, step):
             stop = min(self.resamples, start + step)
