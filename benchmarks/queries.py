@@ -13,14 +13,20 @@ taken at different machine speeds compare as multiples of it.
 By default the tables are computed as the site computes them (collector.site.data.load):
 dependencies first, each table once, its view then reading the materialised rows, so a table's
 time is its own work. --views times every view by itself instead, recomputing the tables it
-depends on each time (what one `collector query` of that table costs).
+depends on each time (what one `collector query` of that table costs). --repeats N computes
+everything N times over the same store, each time on a fresh connection, and prints the
+medians. Beside the total, the process's CPU time over the tables and the cores it kept busy
+on average: CPU time / cores is the least wall time the same work could take.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -114,30 +120,68 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--views", action="store_true", help="time each view by itself")
+    parser.add_argument("--repeats", type=int, default=1, help="compute everything N times")
     args = parser.parse_args()
     store = args.store or Path(tempfile.mkdtemp(prefix="collector-bench-")) / "store"
     tables = snapshot.empty().tables
     tables["runs"] = synthetic_runs(args.runs)
     snapshot.write(store, snapshot.Snapshot(tables))
     print(f"store: {tables['runs'].num_rows} runs in {store}")
+    rounds = [compute(store, args.views) for _ in range(max(1, args.repeats))]
+    seconds = {name: statistics.median(r.seconds[name] for r in rounds) for name in query.names()}
+    for name, took in seconds.items():
+        print(f"{name:20s} {took:7.2f} s {rounds[0].rows[name]:>10d} rows")
+    total = statistics.median(r.total for r in rounds)
+    cpu = statistics.median(r.cpu for r in rounds)
+    reference = statistics.median(r.reference for r in rounds)
+    kind = "views" if args.views else "materialised"
+    median = f", median of {len(rounds)}" if len(rounds) > 1 else ""
+    print(f"{'total':20s} {total:7.2f} s ({kind}{median})")
+    print(f"{'cpu':20s} {cpu:7.2f} s: {cpu / total:.2f} cores busy on average")
+    print(f"{'reference':20s} {reference:7.2f} s: the total is {total / reference:.1f} references")
+    if len(rounds) > 1:
+        print("totals: " + ", ".join(f"{r.total:.2f}" for r in rounds) + " s")
+
+
+@dataclass
+class Round:
+    """One computation of every table: seconds and rows per table, total and CPU seconds, and
+    the reference measured around it."""
+
+    seconds: dict[str, float]
+    rows: dict[str, int]
+    total: float
+    cpu: float
+    reference: float
+
+
+def compute(store: Path, views: bool) -> Round:
+    """Every derived table once, on a fresh connection to `store`."""
     con = query.connect(store)
     # the reference is the fastest of three tries, two before the tables and one after
     before = min(reference_seconds(con) for _ in range(2))
-    total = 0.0
+    seconds: dict[str, float] = {}
+    rows: dict[str, int] = {}
+    cpu = 0.0
     for name in query.names():
+        used = cpu_seconds()
         began = time.perf_counter()
         con.execute(f"CREATE TEMP TABLE bench_{name} AS SELECT * FROM {name}")
-        if not args.views:
+        if not views:
             con.execute(f"DROP VIEW {name}")
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM bench_{name}")
-        took = time.perf_counter() - began
-        total += took
-        rows = con.execute(f"SELECT count(*) FROM bench_{name}").fetchone()[0]
-        print(f"{name:20s} {took:7.2f} s {rows:>10d} rows")
-    print(f"{'total':20s} {total:7.2f} s ({'views' if args.views else 'materialised'})")
+        seconds[name] = time.perf_counter() - began
+        cpu += cpu_seconds() - used
+        rows[name] = con.execute(f"SELECT count(*) FROM bench_{name}").fetchone()[0]
     reference = min(before, reference_seconds(con))
-    print(f"{'reference':20s} {reference:7.2f} s: the total is {total / reference:.1f} references")
     con.close()
+    return Round(seconds, rows, sum(seconds.values()), cpu, reference)
+
+
+def cpu_seconds() -> float:
+    """User and system CPU time of this process, all its threads together."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def reference_seconds(con: duckdb.DuckDBPyConnection) -> float:
