@@ -10,13 +10,14 @@ table and the total are printed, and beside them a reference: DuckDB reading the
 and materialising them sorted (the fastest of three tries around the tables), so that totals
 taken at different machine speeds compare as multiples of it.
 
-By default the tables are computed as the site computes them (collector.site.data.load):
+By default the tables are computed as the site computes them (collector.query.materialize):
 dependencies first, each table once, its view then reading the materialised rows, so a table's
-time is its own work. --views times every view by itself instead, recomputing the tables it
-depends on each time (what one `collector query` of that table costs). --repeats N computes
-everything N times over the same store, each time on a fresh connection, and prints the
-medians. Beside the total, the process's CPU time over the tables and the cores it kept busy
-on average: CPU time / cores is the least wall time the same work could take.
+time is its own work (with the count of its rows, which materialize takes). --views times
+every view by itself instead, recomputing the tables it depends on each time (what one
+`collector query` of that table costs). --repeats N computes everything N times over the same
+store, each time on a fresh connection, and prints the medians. Beside the total, the
+process's CPU time over the tables and the cores it kept busy on average: CPU time / cores is
+the least wall time the same work could take.
 """
 
 from __future__ import annotations
@@ -166,13 +167,13 @@ def compute(store: Path, views: bool) -> Round:
     for name in query.names():
         used = cpu_seconds()
         began = time.perf_counter()
-        con.execute(f"CREATE TEMP TABLE bench_{name} AS SELECT * FROM {name}")
-        if not views:
-            con.execute(f"DROP VIEW {name}")
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM bench_{name}")
+        if views:
+            con.execute(f"CREATE TEMP TABLE bench_{name} AS SELECT * FROM {name}")
+            rows[name] = con.execute(f"SELECT count(*) FROM bench_{name}").fetchone()[0]
+        else:
+            rows[name] = query.materialize(con, name)
         seconds[name] = time.perf_counter() - began
         cpu += cpu_seconds() - used
-        rows[name] = con.execute(f"SELECT count(*) FROM bench_{name}").fetchone()[0]
     reference = min(before, reference_seconds(con))
     con.close()
     return Round(seconds, rows, sum(seconds.values()), cpu, reference)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -22,6 +23,7 @@ from collector.store.snapshot import current_name
 
 QUERY_PACKAGE = "collector.queries"
 SOURCES_CSV = Path(__file__).resolve().parents[1] / "runs" / "sources.csv"
+SLICE_ROWS = 4 * 2048  # the fewest rows a stored table is sliced into per thread (four vectors)
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,33 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
         except duckdb.Error as exc:
             raise QueryError(f"{name}.sql: {_first_line(exc)}") from exc
     return con
+
+
+def materialize(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """Store the rows of derived table `name` in a temporary table and point its view at them,
+    so that the tables computed after it read them instead of computing them again; returns
+    the number of rows. Its dependencies are read as they are (materialise them first).
+
+    DuckDB scans a stored table one row group (122,880 rows) per thread, so most of a table of
+    a few hundred thousand rows would be read by one thread, and so would the work of the
+    tables reading it (the interval functions above all). The view therefore reads the stored
+    rows as one slice per DuckDB thread, by row id, concatenated in their stored order."""
+    stored = f"_m_{name}"
+    con.execute(f"CREATE TEMP TABLE {stored} AS SELECT * FROM {name}")
+    rows = con.execute(f"SELECT count(*) FROM {stored}").fetchone()[0]
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    parts = max(1, min(int(threads), rows // SLICE_ROWS))
+    bounds = [rows * part // parts for part in range(parts + 1)]
+    slices = [
+        f"SELECT * FROM {stored} WHERE rowid >= {start} AND rowid < {stop}"
+        for start, stop in itertools.pairwise(bounds)
+    ]
+    con.execute(f"DROP VIEW {name}")
+    if parts == 1:
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM {stored}")
+    else:
+        con.execute(f"CREATE VIEW {name} AS {' UNION ALL '.join(slices)}")
+    return rows
 
 
 def names() -> list[str]:

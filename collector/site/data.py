@@ -94,9 +94,7 @@ def load(store: str | Path | None = None) -> SiteData:
     con.execute("SET threads TO 1")
     tables = {}
     for name in query.names():  # dependencies first: each table is computed once
-        con.execute(f"CREATE TEMP TABLE _m_{name} AS SELECT * FROM {name}")
-        con.execute(f"DROP VIEW {name}")
-        con.execute(f"CREATE VIEW {name} AS SELECT * FROM _m_{name}")
+        query.materialize(con, name)
         if name not in settings().internal_tables:
             tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
     spreads = {
