@@ -75,8 +75,10 @@ stated AS (
         AND accelerators IS NOT NULL
 ),
 matched AS (
+    -- read from pairs (the interval is not needed here), so that computed is read once and
+    -- DuckDB need not store its rows
     SELECT c.config_id, c.kind, s.row_id, s.value
-    FROM computed AS c
+    FROM pairs AS c
     JOIN stated AS s
         ON c.source = 'published' AND s.study = c.round AND s.metric = 'speedup'
         AND c.kind = 'strong' AND c.baseline_accelerators = 1
