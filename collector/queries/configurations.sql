@@ -13,9 +13,16 @@ WITH summary AS (
         any_value(precision) AS precision, any_value(interconnect) AS interconnect,
         any_value(scale) AS scale, any_value(batch_size) AS batch_size,
         count(minutes) AS runs, count(throughput_samples_per_s) AS throughput_runs,
-        string_agg(DISTINCT qualifiers, ',') AS qualifiers,
         string_agg(evidence_id, ',') FILTER (WHERE source = 'published') AS published_row_ids
     FROM observations
+    GROUP BY config_id
+),
+qualified AS (
+    -- apart: few observations carry qualifiers, and a DISTINCT aggregate beside the others
+    -- makes DuckDB store every row it groups
+    SELECT config_id, string_agg(DISTINCT qualifiers, ',') AS qualifiers
+    FROM observations
+    WHERE qualifiers IS NOT NULL
     GROUP BY config_id
 )
 SELECT
@@ -27,8 +34,9 @@ SELECT
     ci.throughput_mean AS throughput_samples_per_s,
     ci.throughput.low AS throughput_ci_low_samples_per_s,
     ci.throughput.high AS throughput_ci_high_samples_per_s,
-    s.qualifiers, s.published_row_ids
+    q.qualifiers, s.published_row_ids
 FROM summary AS s
+LEFT JOIN qualified AS q USING (config_id)
 JOIN (
     SELECT
         -- means over the ordered lists: the same sum order on any number of threads
