@@ -12,12 +12,11 @@ taken at different machine speeds compare as multiples of it.
 
 By default the tables are computed as the site computes them (collector.query.materialize):
 dependencies first, each table once, its view then reading the materialised rows, so a table's
-time is its own work (with the count of its rows, which materialize takes). --views times
-every view by itself instead, recomputing the tables it depends on each time (what one
-`collector query` of that table costs). --repeats N computes everything N times over the same
-store, each time on a fresh connection, and prints the medians. Beside the total, the
-process's CPU time over the tables and the cores it kept busy on average: CPU time / cores is
-the least wall time the same work could take.
+time is its own work. --views times every view by itself instead, recomputing the tables it
+depends on each time (what one `collector query` of that table costs). --repeats N computes
+everything N times over the same store, each time on a fresh connection, and prints the
+medians. Beside the total, the process's CPU time over the tables and the cores it kept busy
+on average: CPU time / cores is the least wall time the same work could take.
 """
 
 from __future__ import annotations

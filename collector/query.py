@@ -154,20 +154,18 @@ def materialize(con: duckdb.DuckDBPyConnection, name: str) -> int:
     tables reading it (the interval functions above all). The view therefore reads the stored
     rows as one slice per DuckDB thread, by row id, concatenated in their stored order."""
     stored = f"_m_{name}"
-    con.execute(f"CREATE TEMP TABLE {stored} AS SELECT * FROM {name}")
-    rows = con.execute(f"SELECT count(*) FROM {stored}").fetchone()[0]
+    # CREATE TABLE AS answers with the number of rows it stored
+    rows = con.execute(f"CREATE TEMP TABLE {stored} AS SELECT * FROM {name}").fetchone()[0]
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     parts = max(1, min(int(threads), rows // SLICE_ROWS))
     bounds = [rows * part // parts for part in range(parts + 1)]
-    slices = [
-        f"SELECT * FROM {stored} WHERE rowid >= {start} AND rowid < {stop}"
+    reads = " UNION ALL ".join(
+        f"SELECT * FROM {stored}"
+        + (f" WHERE rowid >= {start} AND rowid < {stop}" if parts > 1 else "")
         for start, stop in itertools.pairwise(bounds)
-    ]
+    )
     con.execute(f"DROP VIEW {name}")
-    if parts == 1:
-        con.execute(f"CREATE VIEW {name} AS SELECT * FROM {stored}")
-    else:
-        con.execute(f"CREATE VIEW {name} AS {' UNION ALL '.join(slices)}")
+    con.execute(f"CREATE VIEW {name} AS {reads}")
     return rows
 
 
