@@ -61,6 +61,39 @@ def test_mean_interval_is_the_documented_percentile_bootstrap(n):
     assert high[0] == pytest.approx(means[189], rel=SINGLE)
 
 
+@pytest.mark.parametrize("n", [2, 3, 5, 10, 33])
+def test_mean_of_ascending_values_is_the_documented_percentile_bootstrap(n):
+    """A group in ascending order resamples only the candidates for its ends, and its ends
+    are the nearest-rank percentiles of all the resampled means."""
+    rng = np.random.default_rng(n)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=1000, level=0.95)
+    assert boot.candidates(n).size < 1000
+    for values in (rng.lognormal(3, 0.2, n), 5.0 + rng.integers(0, 3, n)):
+        values = np.sort(values)
+        low, high = boot.mean_interval(np.array([0]), np.array([n]), values)
+        means = np.sort(reference_means(values, SEED, 1000, 0))
+        assert low[0] == pytest.approx(means[boot.lo - 1], rel=SINGLE)
+        assert high[0] == pytest.approx(means[boot.hi - 1], rel=SINGLE)
+
+
+@pytest.mark.parametrize(("resamples", "level"), [(1000, 0.95), (200, 0.9), (37, 0.8)])
+def test_candidates_hold_the_ends_for_every_ascending_list(resamples, level):
+    """Over many ascending lists of small integers (exact sums, ties everywhere), the lo-th
+    and hi-th smallest resampled sums are the same among the candidates as among all."""
+    rng = np.random.default_rng(resamples)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=resamples, level=level)
+    top = resamples - boot.hi  # resamples above the hi-th smallest
+    for n in range(2, 13):
+        counts, kept = boot._counts(n, 0), boot.candidates(n)
+        lists = np.sort(rng.integers(0, rng.integers(2, 9), (300, n)), axis=1)
+        every, among = np.sort(lists @ counts.T, axis=1), np.sort(lists @ counts[kept].T, axis=1)
+        np.testing.assert_array_equal(among[:, boot.lo - 1], every[:, boot.lo - 1])
+        np.testing.assert_array_equal(among[:, kept.size - top - 1], every[:, boot.hi - 1])
+    # two values: a resample's mean is fixed by how often it draws the larger one, so the
+    # candidates are exactly the lo lowest and the top + 1 highest
+    assert boot.candidates(2).size == boot.lo + top + 1
+
+
 def test_large_group_draws_do_not_depend_on_the_block_size(monkeypatch):
     """A large group draws its positions block by block; any block size gives the same."""
     n = bootstrap.LARGE_GROUP + 37
