@@ -41,8 +41,9 @@ is at most b's when a draws each top k of the n positions no more often than b d
 with lo or more such others below it (resamples with equal counts taken in the order drawn)
 can never be the lo-th smallest, nor one with resamples - hi + 1 or more above it the hi-th.
 Which resamples remain depends on n alone (and the seed): of 1000, 51 for two values, about
-100 for five and 330 for ten. The ends are the same statistics as over all resamples, but for
-the last bit where single-precision rounding reorders two nearly equal means.
+100 for five and 330 for ten; the candidates for each end are ranked apart. The ends are the
+same statistics as over all resamples, but for the last bit where single-precision rounding
+reorders two nearly equal means.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -174,9 +175,11 @@ class Bootstrap:
         self.lo, self.hi = ranks(self.resamples, float(level))
         self._counts: Callable[[int, int], np.ndarray] = lru_cache(maxsize=256)(self._draw)
         self._weights: Callable[[int, int, bool], np.ndarray] = lru_cache(maxsize=256)(self._make)
-        self.candidates: Callable[[int], np.ndarray] = lru_cache(maxsize=64)(self._candidates)
+        self.candidates: Callable[[int], tuple[np.ndarray, np.ndarray]] = lru_cache(maxsize=64)(
+            self._candidates
+        )
         self._candidate_weights: Callable[[int], np.ndarray] = lru_cache(maxsize=64)(
-            lambda n: _frozen(self._weights(n, 0, False)[:, self.candidates(n)])
+            lambda n: _frozen(self._weights(n, 0, False)[:, np.concatenate(self.candidates(n))])
         )
 
     def _bits(self, n: int, side: int) -> np.random.PCG64:
@@ -199,11 +202,12 @@ class Bootstrap:
             weights = np.vstack([np.ones(self.resamples), weights])
         return _frozen(weights)
 
-    def _candidates(self, n: int) -> np.ndarray:
-        """The resamples (ascending) that can hold the lo-th or the hi-th smallest mean of n
-        values in ascending order, whatever the values (see the module's docstring): those
-        with at most lo - 1 others never above them, or at most resamples - hi others never
-        below them, resamples with equal counts ordered as drawn."""
+    def _candidates(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The resamples (ascending) that can hold the lo-th smallest mean of n values in
+        ascending order, whatever the values, and those that can hold the hi-th (see the
+        module's docstring): those with at most lo - 1 others never above them, and those with
+        at most resamples - hi others never below them, resamples with equal counts ordered
+        as drawn."""
         counts = self._counts(n, 0)
         tops = np.cumsum(counts[:, :0:-1], axis=1)  # draws of the top 1, 2, ..., n - 1 values
         levels = np.arange(n + 1)[:, None]
@@ -220,7 +224,9 @@ class Bootstrap:
         # resamples never above (below) each one, itself included
         ahead = np.bitwise_count(never_above).sum(axis=1) - drawn_after
         behind = np.bitwise_count(never_below).sum(axis=1) - drawn_before
-        return np.flatnonzero((ahead <= self.lo) | (behind <= self.resamples - self.hi + 1))
+        return np.flatnonzero(ahead <= self.lo), np.flatnonzero(
+            behind <= self.resamples - self.hi + 1
+        )
 
     def _large(self, values: np.ndarray, side: int, out: np.ndarray) -> None:
         """out = resampled means of one large group, its draws gathered block by block."""
@@ -230,7 +236,8 @@ class Bootstrap:
         for start in range(0, self.resamples, step):
             stop = min(self.resamples, start + step)
             drawn = values[large_draws(bits, n, (stop - start) * n)]
-            out[start:stop] = drawn.reshape(stop - start, n).mean(axis=1)
+            np.add.reduce(drawn.reshape(stop - start, n), axis=1, out=out[start:stop])
+        out /= n  # the means, as .mean() would give them (without its overhead per block)
 
     def _resample(
         self, block: np.ndarray, sizes: np.ndarray, side: int, out: np.ndarray, pruned: bool = False
@@ -262,20 +269,15 @@ class Bootstrap:
             into = out[start:end].reshape(count, step, weights.shape[1])  # whole rows: a view
             np.matmul(parts, weights, out=into)
 
-    def select(
-        self, stats: np.ndarray, non_negative: bool, lo: int | None = None, hi: int | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The lo-th and hi-th smallest of each row (nearest-rank percentiles; by default the
-        interval's ranks among all resamples); partitions each row of `stats` in place, as
-        integers where every statistic is a non-negative number."""
-        lo = self.lo if lo is None else lo
-        hi = self.hi if hi is None else hi
+    def select(self, stats: np.ndarray, non_negative: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The lo-th and hi-th smallest of each row (nearest-rank percentiles); partitions each
+        row of `stats` in place, as integers where every statistic is a non-negative number."""
         keys = stats.view(np.int32) if non_negative else stats
-        keys.partition(hi - 1, axis=1)  # in place: the smaller ones come first
-        high = stats[:, hi - 1].copy()
-        if lo < hi:
-            keys[:, : hi - 1].partition(lo - 1, axis=1)
-        return stats[:, lo - 1].copy(), high
+        keys.partition(self.hi - 1, axis=1)  # in place: the smaller ones come first
+        high = stats[:, self.hi - 1].copy()
+        if self.lo < self.hi:
+            keys[:, : self.hi - 1].partition(self.lo - 1, axis=1)
+        return stats[:, self.lo - 1].copy(), high
 
     def _mean_rows(
         self, groups: Groups, rows: np.ndarray, ordered: np.ndarray
@@ -287,15 +289,25 @@ class Bootstrap:
         low, high = np.empty(rows.size), np.empty(rows.size)
         for start, stop in _runs(sizes * 2 + ordered[rows]):
             n = int(sizes[start])
-            pruned = bool(ordered[rows[start]]) and n <= LARGE_GROUP
-            width = self.candidates(n).size if pruned else self.resamples
             part = block[start : stop + PRODUCT_ROWS]  # the rows a run's products spill into
-            stats = _buffer("stats", part.shape[0], width)
-            self._resample(part, sizes[start:stop], -1, stats, pruned)
-            # ranks among the candidates: the lo-th smallest, and as many above the hi-th
-            lo, hi = self.lo, width - (self.resamples - self.hi)
-            finite = bool(np.isfinite(part[: stop - start]).all())
-            low[start:stop], high[start:stop] = self.select(stats[: stop - start], finite, lo, hi)
+            if not (ordered[rows[start]] and n <= LARGE_GROUP):
+                stats = _buffer("stats", part.shape[0], self.resamples)
+                self._resample(part, sizes[start:stop], -1, stats)
+                finite = bool(np.isfinite(part[: stop - start]).all())
+                low[start:stop], high[start:stop] = self.select(stats[: stop - start], finite)
+                continue
+            lows, highs = self.candidates(n)
+            stats = _buffer("stats", part.shape[0], lows.size + highs.size)
+            self._resample(part, sizes[start:stop], -1, stats, pruned=True)
+            # the candidates for each end apart: numpy partitions a row of up to 128 (256)
+            # 32-bit numbers in about a tenth (a quarter) of the time of a row of 1000
+            stats = stats[: stop - start]
+            keys = stats.view(np.int32)  # finite, non-negative: means of values less the least
+            keys[:, : lows.size].partition(self.lo - 1, axis=1)
+            rank = highs.size - (self.resamples - self.hi)  # the hi-th smallest, among them
+            keys[:, lows.size :].partition(rank - 1, axis=1)
+            low[start:stop] = stats[:, self.lo - 1]
+            high[start:stop] = stats[:, lows.size + rank - 1]
         return low + shift, high + shift
 
     def _ratio_rows(
@@ -318,15 +330,23 @@ class Bootstrap:
     def _run(
         self,
         work: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-        tasks: Sequence[np.ndarray],
+        rows: np.ndarray,
+        large: np.ndarray,
         size: int,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of `size` rows from `work` on each task of rows, taken in turn by this
+        """(low, high) of `size` rows from `work` on tasks of rows, taken in turn by this
         thread and by as many helper threads as keep at most THREADS at work in all (DuckDB
-        may call from several threads at once); NaN for rows in no task."""
+        may call from several threads at once); NaN for rows in no task. Each of the `large`
+        rows is a task; the others are cut into tasks of at most CHUNK_ROWS to share out, or
+        make one task if no helper is free (fewer, larger numpy calls: the threads calling at
+        once contend for the interpreter between them)."""
         low = np.full(size, np.nan)
         high = np.full(size, np.nan)
-        pending = iter(tasks)
+        chunks = _chunks(rows, CHUNK_ROWS)
+        helpers = _claim(len(chunks) + large.size - 1)
+        if not helpers and len(chunks) > 1:
+            chunks = [rows]
+        pending = iter(chunks + _chunks(large, 1))
         taking = threading.Lock()
 
         def share() -> None:
@@ -338,7 +358,7 @@ class Bootstrap:
                 low[rows], high[rows] = work(rows)
 
         pool = _pool(os.getpid())
-        others = [pool.submit(_helping, share) for _ in range(_claim(len(tasks) - 1))]
+        others = [pool.submit(_helping, share) for _ in range(helpers)]
         try:
             share()
         finally:
@@ -354,20 +374,25 @@ class Bootstrap:
         groups = (offsets, lengths, values)
         ordered = _ascending(groups)
         todo = np.flatnonzero(lengths >= 2)
-        todo = todo[np.lexsort((ordered[todo], lengths[todo]))]
+        todo = todo[np.argsort(lengths[todo] * 2 + ordered[todo], kind="stable")]
         large = lengths[todo] > LARGE_GROUP
-        tasks = _chunks(todo[~large], CHUNK_ROWS) + _chunks(todo[large], 1)
-        return self._run(lambda rows: self._mean_rows(groups, rows, ordered), tasks, offsets.size)
+        return self._run(
+            lambda rows: self._mean_rows(groups, rows, ordered),
+            todo[~large],
+            todo[large],
+            offsets.size,
+        )
 
     def ratio_interval(self, num: Groups, den: Groups) -> tuple[np.ndarray, np.ndarray]:
         """Interval of mean(numerator) / mean(denominator) per row, each given as (offsets,
         lengths, values); NaN where a side is empty or both sides hold one value."""
         n_len, d_len = num[1], den[1]
         todo = np.flatnonzero((n_len >= 1) & (d_len >= 1) & ((n_len >= 2) | (d_len >= 2)))
-        todo = todo[np.lexsort((d_len[todo], n_len[todo]))]
+        todo = todo[np.argsort((n_len[todo] << 32) + d_len[todo], kind="stable")]
         large = (n_len[todo] > LARGE_GROUP) | (d_len[todo] > LARGE_GROUP)
-        tasks = _chunks(todo[~large], CHUNK_ROWS) + _chunks(todo[large], 1)
-        return self._run(lambda rows: self._ratio_rows(num, den, rows), tasks, n_len.size)
+        return self._run(
+            lambda rows: self._ratio_rows(num, den, rows), todo[~large], todo[large], n_len.size
+        )
 
 
 def _frozen(weights: np.ndarray) -> np.ndarray:
