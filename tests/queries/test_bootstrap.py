@@ -97,6 +97,22 @@ def test_candidates_hold_the_ends_for_every_ascending_list(resamples, level):
     assert [kept.size for kept in boot.candidates(2)] == [boot.lo, top + 1]
 
 
+@pytest.mark.parametrize(
+    ("resamples", "level"), [(1000, 0.95), (300, 0.9), (37, 0.8), (2000, 0.99), (513, 0.5)]
+)
+def test_selection_gives_the_nearest_rank_ends(resamples, level):
+    """Sorted in parts, the rows still give their lo-th and hi-th smallest statistics: of
+    either sign, with ties, as numbers and as the integers of non-negative numbers."""
+    rng = np.random.default_rng(resamples)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=resamples, level=level)
+    spread = rng.normal(0, 1, (40, resamples)).astype(np.float32)
+    tied = rng.integers(0, 4, (40, resamples)).astype(np.float32)
+    for stats, non_negative in ((spread, False), (np.abs(spread), True), (tied, True)):
+        ends = np.sort(stats, axis=1)[:, [boot.lo - 1, boot.hi - 1]]
+        low, high = boot.select(stats.copy(), non_negative)
+        np.testing.assert_array_equal(np.column_stack([low, high]), ends)
+
+
 def test_large_group_draws_do_not_depend_on_the_block_size(monkeypatch):
     """A large group draws its positions block by block; any block size gives the same."""
     n = bootstrap.LARGE_GROUP + 37
