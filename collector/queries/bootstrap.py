@@ -25,15 +25,18 @@ the other side is resampled). NULL elements are left out; NULL or empty lists gi
 Computation. Each group is resampled relative to its smallest value m: its means are m plus
 the resampled means of x - m, which are non-negative, so a constant group gives exactly its
 value, and statistics that are all non-negative are ranked by their IEEE bit patterns read as
-integers (the order of the numbers, and a faster partition). Resampled statistics are single
+integers (the order of the numbers, and a faster sort). Resampled statistics are single
 precision (float32): about seven significant digits, where the resampling itself moves an
 interval's ends by about a percent; m is added back to a mean's ends in double precision.
 Single precision halves the memory the statistics pass through and ranks them as 32-bit
-integers, which partition about 1.6 times as fast as 64-bit ones. Matrix products have one fixed
-shape per group size, so a row's statistics are bit for bit the same whatever else is in its
-batch; batches are shared out to a few threads, so the results do not depend on the number of
-threads either. The products of a run of groups of one size are one stacked matmul, during
-which numpy lets the other threads run (it holds the interpreter for a single small product).
+integers (partitioned about 1.6 times as fast as 64-bit ones). Each row of statistics is
+sorted in parts of at most SORT_WIDTH (numpy sorts such short rows in networks, several times
+faster per number than longer ones), and each end is ranked among the few numbers of its parts
+that can hold it. Matrix products have one fixed shape per group size, so a row's statistics
+are bit for bit the same whatever else is in its batch; batches are shared out to a few
+threads, so the results do not depend on the number of threads either. The products of a run
+of groups of one size are one stacked matmul, during which numpy lets the other threads run
+(it holds the interpreter for a single small product).
 
 The mean of a group whose values are in ascending order (the lists of samples are) computes
 only the resamples that can hold an end of its interval. Whatever the values, resample a's mean
