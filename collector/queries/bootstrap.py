@@ -289,10 +289,19 @@ class Bootstrap:
             keys[:, start:stop].sort(axis=1)
         lows = np.concatenate([keys[:, a : min(b, a + self.lo)] for a, b in spans], axis=1)
         highs = np.concatenate([keys[:, max(a, b - top) : b] for a, b in spans], axis=1)
+        return self._ends(lows, highs, stats.dtype)
+
+    def _ends(
+        self, lows: np.ndarray, highs: np.ndarray, dtype: np.dtype
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The interval's ends of each row, as `dtype`, from the keys that can hold its lo-th
+        smallest statistic (`lows`) and those that can hold its hi-th (`highs`, which hold
+        every statistic above it too): the lo-th smallest of the one and the resamples - hi +
+        1-th largest of the other. Partitions both in place."""
+        top = self.resamples - self.hi + 1
         lows.partition(self.lo - 1, axis=1)
         highs.partition(highs.shape[1] - top, axis=1)
-        low = lows[:, self.lo - 1].view(stats.dtype)
-        return low, highs[:, highs.shape[1] - top].view(stats.dtype)
+        return lows[:, self.lo - 1].view(dtype), highs[:, highs.shape[1] - top].view(dtype)
 
     def _mean_rows(
         self, groups: Groups, rows: np.ndarray, ordered: np.ndarray
@@ -314,15 +323,10 @@ class Bootstrap:
             lows, highs = self.candidates(n)
             stats = _buffer("stats", part.shape[0], lows.size + highs.size)
             self._resample(part, sizes[start:stop], -1, stats, pruned=True)
-            # the candidates for each end apart: numpy partitions a row of up to 128 (256)
-            # 32-bit numbers in about a tenth (a quarter) of the time of a row of 1000
-            stats = stats[: stop - start]
-            keys = stats.view(np.int32)  # finite, non-negative: means of values less the least
-            keys[:, : lows.size].partition(self.lo - 1, axis=1)
-            rank = highs.size - (self.resamples - self.hi)  # the hi-th smallest, among them
-            keys[:, lows.size :].partition(rank - 1, axis=1)
-            low[start:stop] = stats[:, self.lo - 1]
-            high[start:stop] = stats[:, lows.size + rank - 1]
+            # finite, non-negative: means of values less the least, ranked as integers
+            keys = stats[: stop - start].view(np.int32)
+            ends = self._ends(keys[:, : lows.size], keys[:, lows.size :], stats.dtype)
+            low[start:stop], high[start:stop] = ends
         return low + shift, high + shift
 
     def _ratio_rows(
