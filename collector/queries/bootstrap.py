@@ -94,7 +94,12 @@ def _pool(pid: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(THREADS, thread_name_prefix=f"bootstrap-{pid}")
 
 
-_scratch = threading.local()
+Scratch = dict[str, np.ndarray]  # a task's scratch arrays, by name
+# Scratch arrays of tasks that ended, for the next ones. Not thread-locals: DuckDB calls the
+# functions from its own threads, which get a fresh interpreter thread state (and so fresh
+# thread-locals) on every call.
+_spare: list[Scratch] = []
+_spare_lock = threading.Lock()
 _working = [0]  # threads at work on intervals in this process
 _counting = threading.Lock()
 
@@ -119,13 +124,12 @@ def _helping(share: Callable[[], None]) -> None:
         _claim(-1)
 
 
-def _buffer(name: str, rows: int, cols: int) -> np.ndarray:
-    """A scratch array of rows x cols kept by the calling thread: reusing it spares the fresh
-    pages a new array of this size costs."""
-    held = getattr(_scratch, name, None)
+def _buffer(scratch: Scratch, name: str, rows: int, cols: int) -> np.ndarray:
+    """A float32 array of rows x cols kept in `scratch` under `name`: reusing it spares the
+    fresh pages a new array of this size costs (a ratio's statistics are 4 MB a call)."""
+    held = scratch.get(name)
     if held is None or held.size < rows * cols:
-        held = np.empty(rows * cols, dtype=np.float32)
-        setattr(_scratch, name, held)
+        held = scratch[name] = np.empty(rows * cols, dtype=np.float32)
     return held[: rows * cols].reshape(rows, cols)
 
 
@@ -304,7 +308,7 @@ class Bootstrap:
         return lows[:, self.lo - 1].view(dtype), highs[:, highs.shape[1] - top].view(dtype)
 
     def _mean_rows(
-        self, groups: Groups, rows: np.ndarray, ordered: np.ndarray
+        self, groups: Groups, rows: np.ndarray, ordered: np.ndarray, scratch: Scratch
     ) -> tuple[np.ndarray, np.ndarray]:
         """Interval of the means of the groups at `rows`: the resampled means of the values
         less the smallest one, which is added back to the interval's ends. A run of groups of
@@ -315,13 +319,13 @@ class Bootstrap:
             n = int(sizes[start])
             part = block[start : stop + PRODUCT_ROWS]  # the rows a run's products spill into
             if not (ordered[rows[start]] and n <= LARGE_GROUP):
-                stats = _buffer("stats", part.shape[0], self.resamples)
+                stats = _buffer(scratch, "stats", part.shape[0], self.resamples)
                 self._resample(part, sizes[start:stop], -1, stats)
                 finite = bool(np.isfinite(part[: stop - start]).all())
                 low[start:stop], high[start:stop] = self.select(stats[: stop - start], finite)
                 continue
             lows, highs = self.candidates(n)
-            stats = _buffer("stats", part.shape[0], lows.size + highs.size)
+            stats = _buffer(scratch, "stats", part.shape[0], lows.size + highs.size)
             self._resample(part, sizes[start:stop], -1, stats, pruned=True)
             # finite, non-negative: means of values less the least, ranked as integers
             keys = stats[: stop - start].view(np.int32)
@@ -330,11 +334,11 @@ class Bootstrap:
         return low + shift, high + shift
 
     def _ratio_rows(
-        self, num: Groups, den: Groups, rows: np.ndarray
+        self, num: Groups, den: Groups, rows: np.ndarray, scratch: Scratch
     ) -> tuple[np.ndarray, np.ndarray]:
         """Interval of mean(numerator) / mean(denominator) of the groups at `rows`."""
-        stats = _buffer("stats", rows.size + PRODUCT_ROWS, self.resamples)
-        denominator = _buffer("denominator", rows.size + PRODUCT_ROWS, self.resamples)
+        stats = _buffer(scratch, "stats", rows.size + PRODUCT_ROWS, self.resamples)
+        denominator = _buffer(scratch, "denominator", rows.size + PRODUCT_ROWS, self.resamples)
         top, top_sizes, _ = _gather(num, rows)
         bottom, bottom_sizes, _ = _gather(den, rows)
         self._resample(top, top_sizes, 0, stats)
@@ -348,7 +352,7 @@ class Bootstrap:
 
     def _run(
         self,
-        work: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+        work: Callable[[np.ndarray, Scratch], tuple[np.ndarray, np.ndarray]],
         rows: np.ndarray,
         large: np.ndarray,
         size: int,
@@ -358,7 +362,8 @@ class Bootstrap:
         may call from several threads at once); NaN for rows in no task. Each of the `large`
         rows is a task; the others are cut into tasks of at most CHUNK_ROWS to share out, or
         make one task if no helper is free (fewer, larger numpy calls: the threads calling at
-        once contend for the interpreter between them)."""
+        once contend for the interpreter between them). Each thread lends `work` the scratch
+        arrays of a task that ended before."""
         low = np.full(size, np.nan)
         high = np.full(size, np.nan)
         chunks = _chunks(rows, CHUNK_ROWS)
@@ -369,12 +374,18 @@ class Bootstrap:
         taking = threading.Lock()
 
         def share() -> None:
-            while True:
-                with taking:
-                    rows = next(pending, None)
-                if rows is None:
-                    return
-                low[rows], high[rows] = work(rows)
+            with _spare_lock:
+                scratch = _spare.pop() if _spare else {}
+            try:
+                while True:
+                    with taking:
+                        rows = next(pending, None)
+                    if rows is None:
+                        return
+                    low[rows], high[rows] = work(rows, scratch)
+            finally:
+                with _spare_lock:
+                    _spare.append(scratch)
 
         pool = _pool(os.getpid())
         others = [pool.submit(_helping, share) for _ in range(helpers)]
@@ -396,7 +407,7 @@ class Bootstrap:
         todo = todo[np.argsort(lengths[todo] * 2 + ordered[todo], kind="stable")]
         large = lengths[todo] > LARGE_GROUP
         return self._run(
-            lambda rows: self._mean_rows(groups, rows, ordered),
+            lambda rows, scratch: self._mean_rows(groups, rows, ordered, scratch),
             todo[~large],
             todo[large],
             offsets.size,
@@ -410,7 +421,10 @@ class Bootstrap:
         todo = todo[np.argsort((n_len[todo] << 32) + d_len[todo], kind="stable")]
         large = (n_len[todo] > LARGE_GROUP) | (d_len[todo] > LARGE_GROUP)
         return self._run(
-            lambda rows: self._ratio_rows(num, den, rows), todo[~large], todo[large], n_len.size
+            lambda rows, scratch: self._ratio_rows(num, den, rows, scratch),
+            todo[~large],
+            todo[large],
+            n_len.size,
         )
 
 

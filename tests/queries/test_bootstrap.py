@@ -170,6 +170,29 @@ def test_ratio_rows_do_not_depend_on_their_batch_or_the_threads(monkeypatch):
     assert together[:8] == alone
 
 
+def test_calls_from_duckdb_threads_reuse_scratch_arrays(monkeypatch):
+    """DuckDB's threads get fresh thread-locals on every call, so the scratch arrays of the
+    statistics (4 MB a call of 1000 ratios) are lent from tasks that ended, not kept per
+    thread: many calls share as many sets as ran at once."""
+    lent: list[int] = []
+    ratio_rows = bootstrap.Bootstrap._ratio_rows
+
+    def recording(self, num, den, rows, scratch):
+        lent.append(id(scratch))
+        return ratio_rows(self, num, den, rows, scratch)
+
+    monkeypatch.setattr(bootstrap.Bootstrap, "_ratio_rows", recording)
+    con = connection()
+    con.execute("SET threads = 2")
+    con.execute(
+        "SELECT count(bootstrap_ratio([1.0, 2.0, 3.0] || [i::DOUBLE], [2.0, 1.0] || [i::DOUBLE]))"
+        " FROM range(40000) AS t(i)"
+    ).fetchall()
+    con.close()
+    assert len(lent) >= 10
+    assert len(set(lent)) <= 2 + bootstrap.THREADS
+
+
 @pytest.mark.parametrize("side", [-1, 0, 1])
 def test_stacked_products_are_the_products_one_at_a_time(side):
     """A run of groups of one size is resampled by one stacked matmul: bit for bit the
