@@ -1,6 +1,6 @@
 """Time every derived table over a synthetic store of 1,000,000 local runs.
 
-Usage: python benchmarks/queries.py [--runs N] [--store DIR] [--views]
+Usage: python benchmarks/queries.py [--runs N] [--store DIR] [--views] [--repeats N] [--fresh]
 
 The store is generated with numpy: systems with one accelerator model, interconnect and
 framework each, 7 benchmarks, 1/2/4/8 accelerators, fp32 and a reduced precision, 5 to 10 runs
@@ -15,13 +15,16 @@ dependencies first, each table once, its view then reading the materialised rows
 time is its own work. --views times every view by itself instead, recomputing the tables it
 depends on each time (what one `collector query` of that table costs). --repeats N computes
 everything N times over the same store, each time on a fresh connection, and prints the
-medians. Beside the total, the process's CPU time over the tables and the cores it kept busy
-on average: CPU time / cores is the least wall time the same work could take.
+medians. --fresh computes each time in a newly started interpreter, as `collector query` and
+the site do (this process has just built the store, and its memory allocator is warmed by it).
+Beside the total, the process's CPU time over the tables and the cores it kept busy on
+average: CPU time / cores is the least wall time the same work could take.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import resource
 import statistics
 import tempfile
@@ -121,20 +124,27 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--views", action="store_true", help="time each view by itself")
     parser.add_argument("--repeats", type=int, default=1, help="compute everything N times")
+    parser.add_argument("--fresh", action="store_true", help="each time in a new interpreter")
     args = parser.parse_args()
     store = args.store or Path(tempfile.mkdtemp(prefix="collector-bench-")) / "store"
     tables = snapshot.empty().tables
     tables["runs"] = synthetic_runs(args.runs)
     snapshot.write(store, snapshot.Snapshot(tables))
     print(f"store: {tables['runs'].num_rows} runs in {store}")
-    rounds = [compute(store, args.views) for _ in range(max(1, args.repeats))]
+    if args.fresh:
+        with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as fresh:
+            rounds = [
+                fresh.apply(compute, (store, args.views)) for _ in range(max(1, args.repeats))
+            ]
+    else:
+        rounds = [compute(store, args.views) for _ in range(max(1, args.repeats))]
     seconds = {name: statistics.median(r.seconds[name] for r in rounds) for name in query.names()}
     for name, took in seconds.items():
         print(f"{name:20s} {took:7.2f} s {rounds[0].rows[name]:>10d} rows")
     total = statistics.median(r.total for r in rounds)
     cpu = statistics.median(r.cpu for r in rounds)
     reference = statistics.median(r.reference for r in rounds)
-    kind = "views" if args.views else "materialised"
+    kind = ("views" if args.views else "materialised") + (", fresh" if args.fresh else "")
     median = f", median of {len(rounds)}" if len(rounds) > 1 else ""
     print(f"{'total':20s} {total:7.2f} s ({kind}{median})")
     print(f"{'cpu':20s} {cpu:7.2f} s: {cpu / total:.2f} cores busy on average")
