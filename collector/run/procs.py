@@ -6,19 +6,50 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import random
 import socket
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import torch.distributed as dist
 
+LOWEST_PORT = 10000
+PORT_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
 
-def free_port() -> int:
-    """A TCP port on the loopback interface that nothing listens on now."""
+
+def free_port(avoid: tuple[int, ...] = ()) -> int:
+    """A TCP port that nothing is bound to now, other than `avoid`, chosen below the kernel's
+    range of ephemeral ports where it can: a port from that range (what binding port 0 gives)
+    can be taken by any outgoing connection before the process it was chosen for binds it."""
+    below = range(LOWEST_PORT, ephemeral_ports_start())
+    for port in random.Random().sample(below, min(256, len(below))):
+        if port not in avoid and _bindable(port):
+            return port
+    while True:  # nothing free below the range: a port from it
+        with socket.socket() as s:
+            s.bind(("", 0))
+            port = s.getsockname()[1]
+        if port not in avoid:
+            return port
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("", port))
+        except OSError:
+            return False
+    return True
+
+
+def ephemeral_ports_start() -> int:
+    """The first port of the kernel's ephemeral range (32768 where it cannot be read)."""
+    try:
+        return int(Path(PORT_RANGE_FILE).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 @contextlib.contextmanager

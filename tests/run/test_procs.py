@@ -4,6 +4,8 @@ succeeded or failed."""
 from __future__ import annotations
 
 import os
+import random
+import socket
 import time
 from pathlib import Path
 
@@ -12,7 +14,13 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from collector.run.procs import free_port, process_group, scoped_env
+from collector.run.procs import (
+    LOWEST_PORT,
+    ephemeral_ports_start,
+    free_port,
+    process_group,
+    scoped_env,
+)
 
 
 def thread_names() -> list[str]:
@@ -99,11 +107,29 @@ def test_a_failing_worker_with_queued_collectives_exits_with_its_error(tmp_path)
                 pytest.fail("the workers did not exit within 60 s")
 
 
-def test_free_port_binds():
-    import socket
-
+def test_free_port_binds_below_the_ephemeral_range():
+    port = free_port()
+    assert LOWEST_PORT <= port < ephemeral_ports_start()
     with socket.socket() as s:
-        s.bind(("127.0.0.1", free_port()))
+        s.bind(("127.0.0.1", port))
+    assert free_port(avoid=(port,)) != port
+
+
+def test_free_port_skips_a_port_in_use(monkeypatch):
+    with socket.socket() as held:
+        held.bind(("", free_port()))
+        taken = held.getsockname()[1]
+        monkeypatch.setattr(random.Random, "sample", lambda self, pool, k: [taken, taken + 1])
+        assert free_port() == taken + 1
+
+
+def test_free_port_falls_back_to_the_kernel_where_nothing_lies_below_its_range(monkeypatch):
+    from collector.run import procs
+
+    monkeypatch.setattr(procs, "ephemeral_ports_start", lambda: LOWEST_PORT)
+    port = free_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
 
 
 def test_scoped_env_restores():

@@ -18,23 +18,20 @@ from pathlib import Path
 import pytest
 
 from collector import store as stores
+from collector.run.procs import free_port
 
 BINARIES = ("slurmctld", "slurmd", "sbatch", "sinfo", "squeue", "scontrol")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _conf(d: Path, host: str) -> str:
+    controller = free_port()
+    node = free_port(avoid=(controller,))
     return "\n".join(
         [
             "ClusterName=collectortest",
             f"SlurmctldHost={host}(127.0.0.1)",
-            f"SlurmctldPort={_port()}",
-            f"SlurmdPort={_port()}",
+            f"SlurmctldPort={controller}",
+            f"SlurmdPort={node}",
             "AuthType=auth/none",
             "CredType=cred/none",
             "SlurmUser=root",
@@ -111,7 +108,7 @@ def test_slurm_job_trains_and_its_logs_ingest(tmp_path, slurm_cluster):
     cmd = [sys.executable, "-m", "collector.cli", "run", "--launcher", "slurm", "--nodes", "1"]
     cmd += ["--gpus-per-node", "1", "--benchmarks", "ncf", "--scale", "tiny", "--repeats", "1"]
     cmd += ["--no-ceilings", "--out", str(out), "--store", str(store)]
-    cmd += ["--rdzv-endpoint", f"127.0.0.1:{_port()}"]
+    cmd += ["--rdzv-endpoint", f"127.0.0.1:{free_port()}"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "submitted batch job" in done.stdout
