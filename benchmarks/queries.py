@@ -131,13 +131,12 @@ def main() -> None:
     tables["runs"] = synthetic_runs(args.runs)
     snapshot.write(store, snapshot.Snapshot(tables))
     print(f"store: {tables['runs'].num_rows} runs in {store}")
+    repeats = range(max(1, args.repeats))
     if args.fresh:
         with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as fresh:
-            rounds = [
-                fresh.apply(compute, (store, args.views)) for _ in range(max(1, args.repeats))
-            ]
+            rounds = [fresh.apply(compute, (store, args.views)) for _ in repeats]
     else:
-        rounds = [compute(store, args.views) for _ in range(max(1, args.repeats))]
+        rounds = [compute(store, args.views) for _ in repeats]
     seconds = {name: statistics.median(r.seconds[name] for r in rounds) for name in query.names()}
     for name, took in seconds.items():
         print(f"{name:20s} {took:7.2f} s {rounds[0].rows[name]:>10d} rows")

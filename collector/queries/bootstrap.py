@@ -182,6 +182,7 @@ class Bootstrap:
         self.seed = int(seed)
         self.resamples = int(resamples)
         self.lo, self.hi = ranks(self.resamples, float(level))
+        self.top = self.resamples - self.hi + 1  # the hi-th smallest and those above it
         self._counts: Callable[[int, int], np.ndarray] = lru_cache(maxsize=256)(self._draw)
         self._weights: Callable[[int, int, bool], np.ndarray] = lru_cache(maxsize=256)(self._make)
         self.candidates: Callable[[int], tuple[np.ndarray, np.ndarray]] = lru_cache(maxsize=64)(
@@ -233,9 +234,7 @@ class Bootstrap:
         # resamples never above (below) each one, itself included
         ahead = np.bitwise_count(never_above).sum(axis=1) - drawn_after
         behind = np.bitwise_count(never_below).sum(axis=1) - drawn_before
-        return np.flatnonzero(ahead <= self.lo), np.flatnonzero(
-            behind <= self.resamples - self.hi + 1
-        )
+        return np.flatnonzero(ahead <= self.lo), np.flatnonzero(behind <= self.top)
 
     def _large(self, values: np.ndarray, side: int, out: np.ndarray) -> None:
         """out = resampled means of one large group, its draws gathered block by block."""
@@ -285,14 +284,13 @@ class Bootstrap:
         parts, and the resamples - hi + 1 largest among theirs, so each end is then ranked
         among those few alone."""
         keys = stats.view(np.int32) if non_negative else stats
-        top = self.resamples - self.hi + 1  # the hi-th smallest and those above it
         parts = -(-stats.shape[1] // SORT_WIDTH)
         bounds = [stats.shape[1] * part // parts for part in range(parts + 1)]
         spans = list(itertools.pairwise(bounds))
         for start, stop in spans:
             keys[:, start:stop].sort(axis=1)
         lows = np.concatenate([keys[:, a : min(b, a + self.lo)] for a, b in spans], axis=1)
-        highs = np.concatenate([keys[:, max(a, b - top) : b] for a, b in spans], axis=1)
+        highs = np.concatenate([keys[:, max(a, b - self.top) : b] for a, b in spans], axis=1)
         return self._ends(lows, highs, stats.dtype)
 
     def _ends(
@@ -302,10 +300,9 @@ class Bootstrap:
         smallest statistic (`lows`) and those that can hold its hi-th (`highs`, which hold
         every statistic above it too): the lo-th smallest of the one and the resamples - hi +
         1-th largest of the other. Partitions both in place."""
-        top = self.resamples - self.hi + 1
         lows.partition(self.lo - 1, axis=1)
-        highs.partition(highs.shape[1] - top, axis=1)
-        return lows[:, self.lo - 1].view(dtype), highs[:, highs.shape[1] - top].view(dtype)
+        highs.partition(highs.shape[1] - self.top, axis=1)
+        return lows[:, self.lo - 1].view(dtype), highs[:, highs.shape[1] - self.top].view(dtype)
 
     def _mean_rows(
         self, groups: Groups, rows: np.ndarray, ordered: np.ndarray, scratch: Scratch
