@@ -20,7 +20,10 @@ store and parameters give the same intervals in every process.
 
 A group of one value has no resamples: bootstrap_mean of it is NULL, and so is bootstrap_ratio
 of two one-value lists; a one-value side beside a side of several values is held fixed (only
-the other side is resampled). NULL elements are left out; NULL or empty lists give NULL.
+the other side is resampled). NULL elements are left out; NULL or empty lists give NULL, and
+so does a list holding an infinite value (its mean is no number to resample). A denominator
+whose resampled mean can be 0 gives an infinite end, and a ratio that is 0 / 0 in any resample
+is undefined there, so its row has no interval (NULL).
 
 Computation. Each group is resampled relative to its smallest value m: its means are m plus
 the resampled means of x - m, which are non-negative, so a constant group gives exactly its
@@ -282,7 +285,7 @@ class Bootstrap:
         where every statistic is a non-negative number. Each row is sorted in place in parts
         of at most SORT_WIDTH; the lo smallest of the row are among the lo smallest of its
         parts, and the resamples - hi + 1 largest among theirs, so each end is then ranked
-        among those few alone."""
+        among those few alone. A row holding a NaN statistic gets NaN ends."""
         keys = stats.view(np.int32) if non_negative else stats
         parts = -(-stats.shape[1] // SORT_WIDTH)
         bounds = [stats.shape[1] * part // parts for part in range(parts + 1)]
@@ -291,7 +294,12 @@ class Bootstrap:
             keys[:, start:stop].sort(axis=1)
         lows = np.concatenate([keys[:, a : min(b, a + self.lo)] for a, b in spans], axis=1)
         highs = np.concatenate([keys[:, max(a, b - self.top) : b] for a, b in spans], axis=1)
-        return self._ends(lows, highs, stats.dtype)
+        low, high = self._ends(lows, highs, stats.dtype)
+        if not non_negative:
+            # NaN sorts last: a part holding one ends with it
+            undefined = np.isnan(keys[:, [b - 1 for _, b in spans]]).any(axis=1)
+            low[undefined] = high[undefined] = np.nan
+        return low, high
 
     def _ends(
         self, lows: np.ndarray, highs: np.ndarray, dtype: np.dtype
@@ -318,8 +326,8 @@ class Bootstrap:
             if not (ordered[rows[start]] and n <= LARGE_GROUP):
                 stats = _buffer(scratch, "stats", part.shape[0], self.resamples)
                 self._resample(part, sizes[start:stop], -1, stats)
-                finite = bool(np.isfinite(part[: stop - start]).all())
-                low[start:stop], high[start:stop] = self.select(stats[: stop - start], finite)
+                # means of finite values less the least: non-negative, ranked as integers
+                low[start:stop], high[start:stop] = self.select(stats[: stop - start], True)
                 continue
             lows, highs = self.candidates(n)
             stats = _buffer(scratch, "stats", part.shape[0], lows.size + highs.size)
@@ -341,11 +349,11 @@ class Bootstrap:
         self._resample(top, top_sizes, 0, stats)
         self._resample(bottom, bottom_sizes, 1, denominator)
         stats = stats[: rows.size]
-        np.divide(stats, denominator[: rows.size], out=stats)
-        finite = bool(np.isfinite(top).all() and np.isfinite(bottom).all())
+        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is infinite, 0 / 0 NaN
+            np.divide(stats, denominator[: rows.size], out=stats)
         # non-negative numerators over positive denominators: finite non-negative ratios
         least_top, least_bottom = top[: rows.size, 0].min(), bottom[: rows.size, 0].min()
-        return self.select(stats, finite and least_top >= 0 and least_bottom > 0)
+        return self.select(stats, least_top >= 0 and least_bottom > 0)
 
     def _run(
         self,
@@ -454,7 +462,8 @@ def _ascending(groups: Groups) -> np.ndarray:
 
 
 def _groups(column: pa.Array | pa.ChunkedArray) -> Groups:
-    """(offsets, lengths, values) of a list column: NULL lists and NULL or NaN elements dropped."""
+    """(offsets, lengths, values) of a list column: NULL lists and NULL or NaN elements dropped,
+    and a list holding an infinite value held as empty (it gets no interval)."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
     offsets = np.asarray(column.offsets, dtype=np.int64)
@@ -467,6 +476,11 @@ def _groups(column: pa.Array | pa.ChunkedArray) -> Groups:
     if not keep.all():
         before = np.concatenate([[0], np.cumsum(keep)])
         starts, ends, values = before[starts], before[ends], values[keep]
+    infinite = np.isinf(values)
+    if infinite.any():
+        before = np.concatenate([[0], np.cumsum(infinite)])
+        ends = np.where(before[ends] > before[starts], starts, ends)
+        values = np.where(infinite, 0.0, values)  # read by no group now
     return starts.astype(np.int64), (ends - starts).astype(np.int64), values
 
 

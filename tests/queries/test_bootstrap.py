@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -275,6 +278,32 @@ def test_null_and_empty_lists_give_null():
     assert one("bootstrap_mean(NULL::DOUBLE[])") is None
     assert one("bootstrap_ratio(NULL::DOUBLE[], [1.0, 2.0])") is None
     assert one("bootstrap_ratio([1.0, 2.0], []::DOUBLE[])") is None
+
+
+def test_lists_holding_an_infinity_have_no_interval():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert one("bootstrap_mean([1.0, 'inf'::DOUBLE, 2.0])") is None
+        assert one("bootstrap_ratio([1.0, 2.0], ['-inf'::DOUBLE, 2.0])") is None
+        # the rows beside them keep theirs
+        con = connection()
+        got = con.execute(
+            "SELECT bootstrap_mean(x) FROM (VALUES (1, [1.0, 'inf'::DOUBLE]), (2, [3.0, 1.0, 2.0]))"
+            " AS t(i, x) ORDER BY i"
+        ).fetchall()
+        con.close()
+    assert [row[0] for row in got] == [None, one("bootstrap_mean([1.0, 2.0, 3.0])")]
+
+
+def test_zero_denominators_give_an_infinite_end_and_zero_over_zero_none():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        some = one("bootstrap_ratio([1.0, 2.0, 3.0], [0.0, 1.0])")
+        every = one("bootstrap_ratio([1.0, 2.0], [0.0, 0.0])")
+        undefined = one("bootstrap_ratio([0.0, 1.0], [0.0, 1.0])")
+    assert 1.0 < some["low"] < 3.0 and some["high"] == math.inf
+    assert every == {"low": math.inf, "high": math.inf}
+    assert undefined is None
 
 
 def test_null_elements_are_left_out():
