@@ -405,7 +405,8 @@ class Bootstrap:
     def mean_interval(
         self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Interval of each group's mean; NaN where a group has fewer than two values."""
+        """Interval of each group's mean; NaN where a group has fewer than two values. The
+        values are finite (as _groups gives them)."""
         groups = (offsets, lengths, values)
         ordered = _ascending(groups)
         todo = np.flatnonzero(lengths >= 2)
@@ -420,7 +421,8 @@ class Bootstrap:
 
     def ratio_interval(self, num: Groups, den: Groups) -> tuple[np.ndarray, np.ndarray]:
         """Interval of mean(numerator) / mean(denominator) per row, each given as (offsets,
-        lengths, values); NaN where a side is empty or both sides hold one value."""
+        lengths, values) of finite values; NaN where a side is empty or both sides hold one
+        value."""
         n_len, d_len = num[1], den[1]
         todo = np.flatnonzero((n_len >= 1) & (d_len >= 1) & ((n_len >= 2) | (d_len >= 2)))
         todo = todo[np.argsort((n_len[todo] << 32) + d_len[todo], kind="stable")]
@@ -449,16 +451,13 @@ def _bitsets(flags: np.ndarray) -> np.ndarray:
 
 
 def _ascending(groups: Groups) -> np.ndarray:
-    """Whether each group's values are finite and in ascending order."""
+    """Whether each group's values are in ascending order."""
     offsets, lengths, values = groups
-    flaws = np.zeros(values.size + 1, dtype=np.int64)  # at i: non-finite values before i
-    np.cumsum(~np.isfinite(values), out=flaws[1:])
     descents = np.zeros(values.size + 1, dtype=np.int64)  # at i: j < i, values[j + 1] < values[j]
     np.cumsum(np.diff(values) < 0, out=descents[1 : values.size])
     descents[-1] = descents[-2] if values.size else 0
-    ends = offsets + lengths
-    last = np.maximum(ends - 1, offsets)
-    return (flaws[ends] == flaws[offsets]) & (descents[last] == descents[offsets])
+    last = np.maximum(offsets + lengths - 1, offsets)
+    return descents[last] == descents[offsets]
 
 
 def _groups(column: pa.Array | pa.ChunkedArray) -> Groups:
@@ -472,12 +471,11 @@ def _groups(column: pa.Array | pa.ChunkedArray) -> Groups:
     if column.null_count:
         nulls = np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         ends = np.where(nulls, starts, ends)  # a NULL list holds no values
-    keep = ~np.isnan(values)  # NULL elements arrive as NaN
-    if not keep.all():
+    if not np.isfinite(values).all():
+        keep = ~np.isnan(values)  # NULL elements arrive as NaN
         before = np.concatenate([[0], np.cumsum(keep)])
         starts, ends, values = before[starts], before[ends], values[keep]
-    infinite = np.isinf(values)
-    if infinite.any():
+        infinite = np.isinf(values)
         before = np.concatenate([[0], np.cumsum(infinite)])
         ends = np.where(before[ends] > before[starts], starts, ends)
         values = np.where(infinite, 0.0, values)  # read by no group now
