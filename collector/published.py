@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pyarrow as pa
+import yaml
 
 from collector.errors import InputError
 from collector.store.schemas import load
@@ -31,6 +32,7 @@ HEADER = (
     "notes",
 )
 _TAG = re.compile(r"\s*\[([a-z ]+)\]")
+STUDY_FIELDS = ("number", "kind", "title", "authors", "publisher", "date")
 
 
 def is_published_folder(path: Path) -> bool:
@@ -54,6 +56,30 @@ def load_published(folder: str | Path) -> pa.Table:
     if duplicates:
         raise InputError(f"{folder}: row_id repeated: {', '.join(duplicates)}")
     return load("published").table_from_rows(rows)
+
+
+def load_studies(folder: str | Path) -> dict[str, dict[str, str]]:
+    """What each transcribed study states about itself (studies.yml beside the CSVs), by the
+    `study` value the CSVs use; empty where the folder has no such file."""
+    path = Path(folder) / "studies.yml"
+    if not path.exists():
+        return {}
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not readable YAML: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(doc, dict) or doc.get("schema_version") != 1:
+        raise InputError(f"{path}: schema_version 1 expected")
+    studies = doc.get("studies")
+    if not isinstance(studies, dict):
+        raise InputError(f"{path}: no `studies` mapping")
+    out = {}
+    for study, entry in studies.items():
+        missing = [f for f in STUDY_FIELDS if not isinstance(entry, dict) or not entry.get(f)]
+        if missing:
+            raise InputError(f"{path}: study {study}: {', '.join(missing)} missing")
+        out[str(study)] = {f: str(entry[f]) for f in STUDY_FIELDS}
+    return out
 
 
 def qualifiers(notes: str | None) -> str | None:

@@ -7,7 +7,13 @@ import pytest
 from collector import query
 from collector.errors import InputError
 from collector.ingest import ingest
-from collector.published import HEADER, is_published_folder, load_published, qualifiers
+from collector.published import (
+    HEADER,
+    is_published_folder,
+    load_published,
+    load_studies,
+    qualifiers,
+)
 from collector.store import snapshot
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "runs" / "published"
@@ -61,3 +67,19 @@ def test_ingest_stores_published_and_keeps_it_across_log_ingests(tmp_path):
     ingest([Path(__file__).parent / "fixtures" / "logs"], store=store)
     assert snapshot.read(store)["published"].num_rows == 1
     assert query.sql("SELECT count(*) AS n FROM store.published", store).to_pylist() == [{"n": 1}]
+
+
+def test_every_shipped_study_is_described():
+    studies = load_studies(PUBLISHED)
+    cited = set(load_published(PUBLISHED).column("study").to_pylist())
+    assert cited <= set(studies)
+    assert studies["002_a24192ef58ce3fd5"]["date"] == "August 2018"
+
+
+def test_a_study_description_missing_a_field_is_refused(tmp_path):
+    (tmp_path / "studies.yml").write_text(
+        "schema_version: 1\nstudies:\n  s1: {number: '1', kind: slides, title: T}\n"
+    )
+    with pytest.raises(InputError, match=r"studies.yml: study s1: authors, publisher, date"):
+        load_studies(tmp_path)
+    assert load_studies(tmp_path / "absent") == {}

@@ -2,7 +2,7 @@
 
 Every chart states its evidence kind in its title, carries an accessible description
 (`description`, read out as the SVG's aria label), tooltips, error bars where the data has an
-interval, and a log-scale toggle where values span more than a factor of ten.
+interval, and a log-scale toggle where values span more than a factor of ten (on at first).
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ def is_wide(rows: Sequence[Row], fields: Sequence[str]) -> bool:
 
 
 def _log_param(name: str) -> alt.Parameter:
-    return alt.param(name=name, value=False, bind=alt.binding_checkbox(name="log scale "))
+    # on at first: values that span orders of magnitude (a CPU beside GPUs) squash the rest
+    # against zero on a linear axis
+    return alt.param(name=name, value=True, bind=alt.binding_checkbox(name="log scale "))
 
 
 def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.Chart:
@@ -190,18 +192,27 @@ def _dot_and_range(
     param: str | None,
     tooltip: list[alt.Tooltip],
 ) -> alt.LayerChart:
-    """A range bar (low to high) under a dot (the value), coloured by kind of evidence."""
+    """A range bar (low to high) under a dot (the value), coloured by kind of evidence; the
+    dots alone where no row has both ends (a bar layer without data makes Vega warn of an
+    infinite extent)."""
     value, low, high = fields
-    rule = base.mark_rule().encode(
-        y=y,
-        x=alt.X(f"{low}_plot:Q", axis=_axis(x_title, param)),
-        x2=f"{high}_plot:Q",
-        tooltip=tooltip,
-    )
+    rows = base.data.values  # type: ignore[union-attr]
     dots = base.mark_point(filled=True, size=60).encode(
         y=y,
         x=alt.X(f"{value}_plot:Q", axis=_axis(x_title, param)),
         color=alt.Color("kind:N", title="evidence"),
         tooltip=tooltip,
     )
+    if not any(_number(r.get(low)) and _number(r.get(high)) for r in rows):
+        return alt.layer(dots)
+    rule = base.mark_rule().encode(
+        y=y,
+        x=alt.X(f"{low}_plot:Q", axis=_axis(x_title, param)),
+        x2=f"{high}_plot:Q",
+        tooltip=tooltip,
+    )
     return alt.layer(rule, dots)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and value == value

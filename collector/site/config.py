@@ -44,6 +44,8 @@ class Settings:
     domains: tuple[str, ...]
     deadlines_hours: tuple[float, ...]
     advice: dict[str, tuple[AdviceRule, ...]]
+    advice_notes: dict[str, str]
+    above_linear_pct: float
     internal_tables: frozenset[str] = frozenset()
 
     def benchmark(self, name: str) -> Benchmark:
@@ -70,5 +72,7 @@ def settings() -> Settings:
         domains=tuple(doc["domains"]),
         deadlines_hours=tuple(float(h) for h in doc["deadlines_hours"]),
         advice=advice,
+        advice_notes=dict(doc["advice_notes"]),
+        above_linear_pct=float(doc["above_linear_pct"]),
         internal_tables=frozenset(doc.get("internal_tables", ())),
     )

@@ -17,6 +17,7 @@ import pyarrow as pa
 from collector import query
 from collector import store as stores
 from collector.errors import InputError
+from collector.published import load_studies
 from collector.site.config import settings
 from collector.store.snapshot import current_name
 
@@ -53,6 +54,7 @@ class SiteData:
     evals: list[Row] = field(default_factory=list)
     spreads: dict[tuple, Row] = field(default_factory=dict)
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
 
     def has(self, name: str) -> bool:
         """Whether the derived table exists (its query is defined)."""
@@ -115,7 +117,8 @@ def load(store: str | Path | None = None) -> SiteData:
     descriptions = {}
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
-    return SiteData(store_path, snapshot, tables, evals, spreads, descriptions)
+    studies = load_studies(PUBLISHED)
+    return SiteData(store_path, snapshot, tables, evals, spreads, descriptions, studies)
 
 
 SIGNIFICANT_DIGITS = 12

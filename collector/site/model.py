@@ -17,6 +17,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     caption: str = ""
+    title: str = ""  # a heading of its own, where a section holds several tables
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Section:
     intro: Markup = Markup("")
     table: Table | None = None
     charts: tuple[ChartRef, ...] = ()
+    tables: tuple[Table, ...] = ()  # after `table`, each under its title
     notes: tuple[Markup, ...] = ()
 
 

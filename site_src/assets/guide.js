@@ -55,10 +55,14 @@
     var rows = data.configurations.filter(function (r) {
       return matches(r, workload) && r.minutes <= limit;
     });
-    var total = data.configurations.filter(function (r) { return matches(r, workload); }).length;
-    answer.appendChild(el("p", rows.length + " of " + total +
-      " configurations train within " + fmt(hours) + " h (" + fmt(limit) + " minutes).",
-      {"class": "guide-summary"}));
+    var all = data.configurations.filter(function (r) { return matches(r, workload); });
+    // counted per kind of evidence: a proxy-scale run meeting a deadline says nothing about
+    // an official one
+    answer.appendChild(el("p", rows.length ?
+      "Configurations that train within " + fmt(hours) + " h (" + fmt(limit) +
+      " minutes), by kind of evidence:" :
+      "None of the " + all.length + " configurations trains within " + fmt(hours) + " h (" +
+      fmt(limit) + " minutes).", {"class": "guide-summary"}));
     if (!rows.length) return;
     // one table per kind of evidence, official results first: kinds are never ranked as one
     var kinds = rows.map(function (r) { return r.kind; }).filter(function (k, i, all) {
@@ -66,13 +70,16 @@
     }).sort(function (a, b) { return evidenceRank(a) - evidenceRank(b); });
     kinds.forEach(function (kind) {
       var mine = rows.filter(function (r) { return r.kind === kind; });
-      answer.appendChild(el("h3", kind + ": " + mine.length + " configuration" +
-        (mine.length === 1 ? "" : "s"), {"class": "guide-kind"}));
+      var of = all.filter(function (r) { return r.kind === kind; }).length;
+      answer.appendChild(el("h3", kind + ": " + mine.length + " of " + of + " configuration" +
+        (of === 1 ? "" : "s"), {"class": "guide-kind"}));
       if (kind.indexOf("proxy scale") !== -1) {
         answer.appendChild(el("p", "Proxy-scale runs train a smaller problem than MLPerf's; " +
           "their minutes compare with each other, not with official results."));
       }
-      answer.appendChild(table(mine, limit));
+      // wide on a phone: the table scrolls in its own box, the page does not
+      answer.appendChild(el("div", null, {"class": "guide-scroll"})).appendChild(
+        table(mine, limit));
     });
   }
 

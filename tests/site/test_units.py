@@ -85,6 +85,7 @@ def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None
     assert any(t["field"] == "system" for t in spec["layer"][1]["encoding"]["tooltip"])
     params = spec["params"]
     assert params[0]["bind"]["input"] == "checkbox"
+    assert params[0]["value"] is True  # values 100x apart: the log scale is on at first
     assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
 
 
@@ -249,6 +250,16 @@ def test_guide_reasons_are_the_configurations_own() -> None:
         "interconnect_delta": [
             {**local, "kind": "measured", "accelerators": n, "precision": p, "gain": g}
             for n, p, g in ((2, "bf16", 1.1), (4, "bf16", 1.9), (4, "fp32", 0.96))
+        ]
+        + [
+            {
+                **local,
+                "kind": "measured",
+                "accelerators": 8,
+                "precision": "bf16",
+                "gain": 1.3,
+                "confounders": "different hosts",
+            }
         ],
         "precision_gain": [
             {**local, "kind": "time", "accelerators": n, "interconnect": i, "gain": g}
@@ -267,6 +278,8 @@ def test_guide_reasons_are_the_configurations_own() -> None:
     assert reasons[(*gnmt, 2, "interconnect", "bf16")] == ["10% slower without NVLink"]
     assert reasons[(*gnmt, 4, "interconnect", "bf16")] == ["90% slower without NVLink"]
     assert reasons[(*gnmt, 4, "interconnect", "fp32")] == ["4% faster without NVLink"]
+    # a pair that differs in more than the link is no reason for anything
+    assert (*gnmt, 8, "interconnect", "bf16") not in reasons
     # mixed precision by count and interconnect, and by benchmark for the rest
     assert reasons[(*gnmt, 2, "precision", "no-p2p")] == [
         "mixed precision 2.5x in time to train on 2 accelerators"
@@ -376,8 +389,11 @@ def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
     data = Tables(tables)
 
     official, local, published = advice(data)["vision"]  # type: ignore[arg-type]
-    assert "30% slower" in official and official.endswith(
-        "Not like for like: different systems. (official MLPerf, ssd on 8 accelerators)"
+    # the only official pair differs in more than the link: no advice from it
+    assert official == (
+        "Vision: no like-for-like interconnect comparison. The 1 pair(s) measured differ in "
+        "more than the link (different systems) and gave ssd 30% slower without NVLink, so no "
+        "advice follows. (official MLPerf)"
     )
     assert "trains 4% slower, short of" in local
     assert local.endswith(
@@ -429,3 +445,99 @@ def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
         ("other_software_stack", "cuda_version=11.0, nccl_version=2.7.5"),
         ("system_name", "vm_2xh200"),
     ]
+
+
+def test_advice_uses_like_for_like_pairs_and_says_when_its_interval_is_not_settled() -> None:
+    from collector.site.pages.observations import advice
+
+    local = {"benchmark": "ssd", "kind": "measured", "source": "local", "scale": "small"}
+    tables = {
+        "interconnect_delta": [
+            {**local, "accelerators": 4, "gain": 1.5, "confounders": "different hosts"},
+            {**local, "accelerators": 4, "gain": 1.05, "gain_ci_low": 0.97, "gain_ci_high": 1.2},
+        ]
+    }
+
+    (line,) = advice(Tables(tables))["vision"]  # type: ignore[arg-type]
+
+    # the confounded pair (50% slower) is left out; the interval reaches past 10% slower
+    assert "it trains 5% slower, short of the 10% slowdown" in line
+    assert "95% interval -3–20. The interval reaches into the range of other advice" in line
+
+
+def test_scaling_advice_is_against_the_fewest_accelerators_and_flags_above_linear() -> None:
+    from collector.site.pages.observations import advice
+
+    local = {"benchmark": "ncf", "source": "local", "scale": "small", "kind": "strong"}
+    stated = {"benchmark": "transformer", "source": "published", "kind": "strong"}
+    tables = {
+        "scaling": [
+            {**local, "accelerators": 4, "baseline_accelerators": 1, "efficiency_pct": 22.6},
+            {**local, "accelerators": 4, "baseline_accelerators": 2, "efficiency_pct": 44.2},
+            {**stated, "accelerators": 8, "efficiency_pct": 197.0},
+        ]
+    }
+
+    data = Tables(tables)
+
+    (local_line,) = advice(data)["recommendation"]  # type: ignore[arg-type]
+    (published,) = advice(data)["translation"]  # type: ignore[arg-type]
+    assert local_line.startswith("Recommendation barely scales: 22.6% efficiency at 4")
+    assert "median of" not in local_line  # the row against 2 accelerators is not among them
+    assert published.startswith("Translation: 197% efficiency at 8 accelerators is above linear.")
+
+
+def test_tables_by_evidence_never_share_a_kind_and_put_official_first() -> None:
+    from collector.site.pages.common import by_evidence
+
+    rows = [
+        ("local run, proxy scale tiny", ("a", 0.5)),
+        ("official MLPerf", ("b", 6.2)),
+        ("local run, proxy scale tiny", ("c", 0.7)),
+    ]
+
+    tables = by_evidence(("system", "minutes"), rows)
+
+    assert [t.title for t in tables] == ["Official MLPerf results", "Local runs, proxy scale tiny"]
+    assert [t.rows for t in tables] == [(("b", 6.2),), (("a", 0.5), ("c", 0.7))]
+
+
+def test_published_numbers_are_filed_by_what_they_are_measured_against() -> None:
+    from collector.site.pages.compare import PUBLISHED
+
+    def row(metric: str, baseline: str, precision: str | None = "fp16") -> dict:
+        return {"metric": metric, "baseline": baseline, "precision": precision, "notes": ""}
+
+    fp16_over_fp32 = row("improvement_pct", "FP32 on the same V100-PCIe system")
+    v100_over_p100 = row("improvement_pct", "one node with 4x Tesla P100-SXM2")
+    nvlink_bridge = row("improvement_pct", "same workstation without NVLink bridge (PCIe)", None)
+    p2p_access = row("speedup", "V100-PCIe, 4 GPUs in one node (P2P over PCIe)", "fp32")
+    one_gpu = row("speedup", "1 GPU same system")
+
+    assert [PUBLISHED["precision_gain"](r) for r in (fp16_over_fp32, v100_over_p100)] == [
+        True,
+        False,
+    ]
+    assert [PUBLISHED["interconnect_delta"](r) for r in (fp16_over_fp32, nvlink_bridge)] == [
+        False,
+        True,
+    ]
+    assert [PUBLISHED["scaling"](r) for r in (p2p_access, one_gpu)] == [False, True]
+
+
+def test_a_dot_chart_without_intervals_draws_no_bars() -> None:
+    rows = [{"label": "a", "value": 1.5, "low": None, "high": None, "kind": "k", "detail": ""}]
+
+    spec = charts.bars(rows, "t", "d", "speedup").to_dict()
+
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["point"]
+
+
+def test_listed_reads_json_text_as_the_store_keeps_a_software_stack() -> None:
+    from collector.site.pages.common import listed
+
+    stack = '[{"cuda_version": "11.0", "nccl_version": "2.7.5"}]'
+
+    assert listed(stack) == "cuda_version=11.0, nccl_version=2.7.5"
+    assert listed("[not json") == "[not json"
+    assert listed([[1, 2], [3]]) == "1, 2; 3"

@@ -14,13 +14,16 @@ from collector.site.model import Page, Section, Table
 from collector.site.pages.common import (
     Row,
     benchmark_page,
+    by_evidence,
     chart_ref,
     distinct,
+    evidence_order,
     interval,
     kind,
     link,
     num,
     rel,
+    round_label,
 )
 from collector.site.pages.configs import configurations
 
@@ -35,28 +38,34 @@ def benchmark_names(data: SiteData) -> list[str]:
 
 
 def index_page(data: SiteData) -> Page:
-    """benchmarks/index.md: one row per benchmark."""
+    """benchmarks/index.md: one row per benchmark in a table per kind of evidence (a proxy-scale
+    local run is not faster than an official result, it is a different test)."""
     path = "benchmarks/index.md"
     configs = configurations(data)
     rows = []
-    for name in benchmark_names(data):
-        mine = [c for c in configs if c["benchmark"] == name]
-        best = min(mine, key=lambda c: c["minutes"], default=None)
-        rows.append(
-            (
+    for evidence in sorted({c["kind"] for c in configs}, key=evidence_order):
+        for name in benchmark_names(data):
+            mine = [c for c in configs if c["benchmark"] == name and c["kind"] == evidence]
+            if not mine:
+                continue
+            best = min(mine, key=lambda c: c["minutes"])
+            cells = (
                 link(settings().benchmark(name).title, rel(path, benchmark_page(name))),
                 settings().benchmark(name).domain,
                 len(mine),
-                Markup(markdown_text(num(best["minutes"]))) if best else None,
-                best["label"] if best else "no scored configuration",
+                Markup(markdown_text(num(best["minutes"]))),
+                best["label"],
             )
-        )
-    table = Table(
-        ("benchmark", "domain", "scored configurations", "fastest, minutes", "by"), tuple(rows)
+            rows.append((evidence, cells))
+    columns = ("benchmark", "domain", "scored configurations", "fastest, minutes", "by")
+    intro = Markup(
+        "The fastest scored configuration of each benchmark, one table per kind of evidence: "
+        "times of runs at a proxy scale are not comparable with official results."
+        if rows
+        else "No benchmark has a scored configuration yet."
     )
-    return Page(
-        path, "Benchmarks", data.snapshot, sections=(Section("All benchmarks", table=table),)
-    )
+    section = Section("All benchmarks", intro=intro, tables=by_evidence(columns, rows))
+    return Page(path, "Benchmarks", data.snapshot, sections=(section,))
 
 
 def page(data: SiteData, name: str) -> Page:
@@ -65,7 +74,7 @@ def page(data: SiteData, name: str) -> Page:
     bench = settings().benchmark(name)
     configs = sorted(
         (c for c in configurations(data, scored_only=False) if c["benchmark"] == name),
-        key=lambda c: (c["kind"], c["minutes"] is None, c["minutes"] or 0),
+        key=lambda c: (evidence_order(c["kind"]), c["minutes"] is None, c["minutes"] or 0),
     )
     intro = Markup(
         f"Domain: **{markdown_text(bench.domain)}**. MLPerf allows {num(bench.variance_pct)}% "
@@ -91,42 +100,36 @@ def page(data: SiteData, name: str) -> Page:
 def _time_section(path: str, title: str, configs: list[Row]) -> Section:
     rows = []
     for c in configs:
-        rows.append(
-            (  # what tells systems apart and the score first: the page is read across
-                link(c["system"], rel(path, c["system_doc"])),
-                c["hardware"],
-                c.get("precision"),
-                c.get("interconnect"),
-                Markup(markdown_text(num(c["minutes"])))
-                if c["minutes"]
-                else c["unscorable_reason"],
-                interval(c["fastest_minutes"], c["slowest_minutes"]),
-                f"{c['runs_used']} of {c['runs_total']}",
-                c["kind"],
-                c["submitter"],
-                c["round"],
-            )
+        cells = (  # what tells systems apart and the score first: the page is read across
+            link(c["system"], rel(path, c["system_doc"])),
+            c["hardware"],
+            c.get("precision"),
+            c.get("interconnect"),
+            Markup(markdown_text(num(c["minutes"]))) if c["minutes"] else c["unscorable_reason"],
+            interval(c["fastest_minutes"], c["slowest_minutes"]),
+            f"{c['runs_used']} of {c['runs_total']}",
+            c["submitter"],
+            round_label(c),
         )
-    table = Table(
-        (
-            "system",
-            "hardware",
-            "precision",
-            "interconnect",
-            "score, minutes",
-            "fastest–slowest run",
-            "runs averaged",
-            "evidence",
-            "submitter",
-            "round",
-        ),
-        tuple(rows),
-        caption="Score: the fastest and slowest scored runs dropped, the rest averaged "
-        "(see Method). Each system links to its page, which lists every log with its sha256.",
+        rows.append((c["kind"], cells))
+    columns = (
+        "system",
+        "hardware",
+        "precision",
+        "interconnect",
+        "score, minutes",
+        "fastest–slowest run",
+        "runs averaged",
+        "submitter",
+        "round",
+    )
+    caption = (
+        "Score: the fastest and slowest scored runs dropped, the rest averaged "
+        "(see Method). Each system links to its page, which lists every log with its sha256."
     )
     scored = [c for c in configs if c["minutes"]]
     chart_list = []
-    for source_kind in distinct(c["kind"] for c in scored):
+    for source_kind in sorted(distinct(c["kind"] for c in scored), key=evidence_order):
         rows_k = [c for c in scored if c["kind"] == source_kind]
         t = f"{title}: time to train, {source_kind}"
         desc = (
@@ -135,7 +138,11 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
         )
         chart = charts.time_to_train(_chart_rows(rows_k), t, desc)
         chart_list.append(chart_ref(path, f"time-{source_kind}", chart, t, desc))
-    return Section("Time to train by system", table=table, charts=tuple(chart_list))
+    return Section(
+        "Time to train by system",
+        tables=by_evidence(columns, rows, caption),
+        charts=tuple(chart_list),
+    )
 
 
 def _chart_rows(rows: list[Row]) -> list[Row]:
@@ -177,7 +184,7 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
             ),
         )
     chart_list = []
-    for source_kind in distinct(k[0] for k in series):
+    for source_kind in sorted(distinct(k[0] for k in series), key=evidence_order):
         rows = [
             {
                 "accelerators": c["accelerators"],
@@ -224,7 +231,7 @@ def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
         runs.add(e["run"])
         points.append(e)
     chart_list = []
-    for source_kind in distinct(kind(e) for e in points):
+    for source_kind in sorted(distinct(kind(e) for e in points), key=evidence_order):
         rows = [
             {
                 "minutes": e["minutes"],
@@ -270,7 +277,16 @@ def _throughput_section(path: str, runs: list[Row]) -> Section:
 
 def _published_section(rows: list[Row]) -> Section:
     table = Table(
-        ("system", "accelerators", "precision", "metric", "value", "unit", "citation"),
+        (
+            "system",
+            "accelerators",
+            "precision",
+            "metric",
+            "value",
+            "unit",
+            "citation",
+            "transcription notes",
+        ),
         tuple(
             (
                 r.get("system"),
@@ -280,9 +296,11 @@ def _published_section(rows: list[Row]) -> Section:
                 r["value"],
                 r.get("unit"),
                 r.get("citation"),
+                r.get("notes"),
             )
             for r in rows
         ),
+        caption="An empty cell is one the study does not state; the notes say what it does.",
     )
     return Section(
         "Published studies (transcribed, not measured by collector)",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import math
 import posixpath
 from collections.abc import Iterable
@@ -12,7 +14,7 @@ import altair as alt
 from markupsafe import Markup
 
 from collector.site.escape import markdown_text, slug
-from collector.site.model import ChartRef
+from collector.site.model import Cell, ChartRef, Table
 
 Row = dict[str, Any]
 
@@ -41,6 +43,32 @@ def evidence_order(kind_label: str) -> tuple[int, str]:
         if kind_label.startswith(prefix):
             return rank, kind_label
     return 3, kind_label
+
+
+def evidence_title(kind_label: str) -> str:
+    """A heading for one kind of evidence: 'Official MLPerf results', 'Local runs, proxy scale
+    small', 'Published studies'."""
+    if kind_label.startswith("official"):
+        return "Official MLPerf results"
+    if kind_label.startswith("local run"):
+        return "Local runs" + kind_label.removeprefix("local run")
+    if kind_label.startswith("published"):
+        return "Published studies"
+    return kind_label
+
+
+def by_evidence(
+    columns: tuple[str, ...], rows: Iterable[tuple[str, tuple[Cell, ...]]], caption: str = ""
+) -> tuple[Table, ...]:
+    """One table per kind of evidence (official first), each under its kind's heading, from
+    (kind, cells) pairs in the order given: no table ranks one kind against another."""
+    kinds: dict[str, list[tuple[Cell, ...]]] = {}
+    for kind_label, cells in rows:
+        kinds.setdefault(kind_label, []).append(cells)
+    return tuple(
+        Table(columns, tuple(kinds[k]), caption=caption, title=evidence_title(k))
+        for k in sorted(kinds, key=evidence_order)
+    )
 
 
 def num(value: Any, digits: int = 3) -> str:
@@ -108,12 +136,34 @@ def accel_label(row: Row) -> str:
     return f"{count} x {row.get('accelerator') or 'accelerator'}{where}"
 
 
+def round_label(row: Row) -> str:
+    """The MLPerf round of an official result; for a local run, the version of the suite it
+    ran ('suite v0.5': run today, not submitted in 2018)."""
+    rnd = str(row.get("round") or "")
+    return f"suite {rnd}" if row.get("source") == "local" and rnd else rnd
+
+
 def config_label(row: Row) -> str:
     """A configuration in one line: submitter, system, round, precision where known."""
-    parts = [str(row.get("submitter") or ""), str(row.get("system") or ""), str(row["round"])]
+    parts = [str(row.get("submitter") or ""), str(row.get("system") or ""), round_label(row)]
     if row.get("precision"):
         parts.append(str(row["precision"]))
     return " ".join(p for p in parts if p)
+
+
+def listed(value: object) -> str:
+    """A value as text: a list as its items joined ('; ' between rows of a matrix or
+    objects, ', ' between scalars), an object as its key=value pairs; text that holds a JSON
+    list or object (as the store keeps a description's software stack) is read first."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        with contextlib.suppress(ValueError):  # text that only starts like JSON stays text
+            value = json.loads(value)
+    if isinstance(value, list):
+        nested = any(isinstance(v, list | dict) for v in value)
+        return ("; " if nested else ", ").join(listed(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={listed(v)}" for k, v in sorted(value.items()))
+    return str(value)
 
 
 def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: str) -> ChartRef:

@@ -8,7 +8,7 @@ from collector import query
 from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
-from collector.site.pages.common import Row, chart_ref, kind, num
+from collector.site.pages.common import Row, by_evidence, chart_ref, evidence_order, kind, num
 from collector.site.pages.observations import MEASURED_BY, Observation, against, observations
 
 TOPICS = (
@@ -23,38 +23,52 @@ SHOWN = {
     "scaling": (
         "benchmark", "system", "accelerators", "baseline_accelerators", "kind", "precision",
         "interconnect", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct",
-        "speedup", "within_noise", "runs", "baseline_runs", "source", "round", "submitter",
+        "speedup", "within_noise", "runs", "baseline_runs", "round", "submitter",
     ),
     "precision_gain": (
         "benchmark", "system", "accelerators", "precision", "baseline_precision", "kind", "gain",
-        "gain_ci_low", "gain_ci_high", "within_noise", "runs", "baseline_runs", "source", "round",
+        "gain_ci_low", "gain_ci_high", "within_noise", "runs", "baseline_runs", "round",
     ),
     "interconnect_delta": (
         "benchmark", "accelerators", "precision", "interconnect", "baseline_interconnect", "gain",
         "gain_ci_low", "gain_ci_high", "within_noise", "confounders", "systems",
-        "baseline_systems", "runs", "baseline_runs", "source", "round",
+        "baseline_systems", "runs", "baseline_runs", "round",
     ),
     "cost_energy": (
         "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
         "accelerator_hours", "energy_at_tdp_kwh", "energy_measured_kwh",
         "power_measured_per_accelerator_w", "measured_runs", "runs", "cost_usd", "price_label",
-        "source",
+        "round",
     ),
 }  # fmt: skip
+# Every table is shown one kind of evidence at a time, under its kind's heading, so the source
+# column is left out of the tables above.
 NOTES = {
     "scaling": " Strong scaling compares times to train, weak scaling the throughput of runs"
-    " whose batch grows with the accelerators."
+    " whose batch grows with the accelerators.",
+    "cost_energy": " cost_usd is accelerator_hours times the rate per accelerator-hour in"
+    " `runs/prices.csv` (or `$COLLECTOR_PRICES`); a price_label of `example` marks an example"
+    " rate shipped with collector, not a quoted price: put your own rates in that file."
+    " Minutes here are the mean of all converged runs; the benchmark pages show the MLPerf"
+    " score, which drops the fastest and the slowest run first.",
 }
-# Published metrics shown under each topic, with the filter that selects them.
+# Published metrics shown under each topic, with the filter that selects them: what a number
+# is measured against decides its topic (a 1-GPU baseline for scaling, FP32 for mixed
+# precision, a PCIe or NVLink setup of the same precision for the interconnect), as the
+# derived tables read them.
 PUBLISHED = {
     "scaling": lambda r: (
-        r["metric"] in ("speedup", "scaling_efficiency_pct") and "GPU" in (r.get("baseline") or "")
+        r["metric"] in ("speedup", "scaling_efficiency_pct")
+        and (r.get("baseline") or "").upper().startswith("1 GPU")
     ),
     "precision_gain": lambda r: (
-        r.get("precision") == "fp16" and r["metric"] in ("improvement_pct", "time_reduction_pct")
+        r.get("precision") == "fp16"
+        and r["metric"] in ("improvement_pct", "time_reduction_pct")
+        and "FP32" in (r.get("baseline") or "").upper()
     ),
     "interconnect_delta": lambda r: (
         r["metric"] == "improvement_pct"
+        and "FP32" not in (r.get("baseline") or "").upper()
         and any(w in (r.get("baseline") or "") + (r.get("notes") or "") for w in ("PCIe", "NVLink"))
     ),
 }
@@ -91,11 +105,13 @@ def _topic(
         return Section(title, intro=Markup(f"The `{table}` table has no rows for this store."))
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN.get(table, tuple(rows[0]))
-    head = tuple(f"{c}, {units[c]}" if units.get(c) else c for c in cols)
-    body = tuple(tuple(num(r[c]) if isinstance(r[c], float) else r[c] for c in cols) for r in rows)
+    head = tuple(_heading(c, units.get(c)) for c in cols)
+    body = [
+        (kind(r), tuple(num(r[c]) if isinstance(r[c], float) else r[c] for c in cols)) for r in rows
+    ]
     chart_list = []
     obs = observations(data, measure) if measure else []
-    for k in dict.fromkeys(o.kind for o in obs):
+    for k in sorted(dict.fromkeys(o.kind for o in obs), key=evidence_order):
         mine = [o for o in obs if o.kind == k]
         crow = [
             {
@@ -115,13 +131,22 @@ def _topic(
         )
     return Section(
         title,
-        table=Table(head, body),
+        tables=by_evidence(head, body),
         charts=tuple(chart_list),
         intro=Markup(
             f"From the `{table}` table (see [Data](data.md)"
             f"{', which has every column' if table in SHOWN else ''}).{NOTES.get(table, '')}"
         ),
     )
+
+
+def _heading(column: str, unit: str | None) -> str:
+    """A column's heading: its name with spaces, and its unit where the name does not say it
+    ('accelerators, count'; 'energy at tdp kwh', not 'energy_at_tdp_kwh, kWh')."""
+    name = column.replace("_", " ")
+    if not unit or unit.lower() in name.lower().split():
+        return name
+    return f"{name}, {unit}"
 
 
 def _label(o: Observation) -> str:
@@ -171,6 +196,7 @@ def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:
             "unit",
             "baseline",
             "citation",
+            "transcription notes",
         ),
         tuple(
             (
@@ -183,9 +209,12 @@ def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:
                 r.get("unit"),
                 r.get("baseline"),
                 r["citation"],
+                r.get("notes"),
             )
             for r in rows
         ),
+        caption="The notes say how each number was read: what the study leaves unstated, "
+        "ranges, and how a percentage was taken where the study's wording allows two readings.",
     )
     return Section(
         f"{title}: published studies (transcribed, not measured by collector)",

@@ -67,7 +67,7 @@ def page(data: SiteData) -> Page:
             table=Table(("table", "grain", "rows", "CSV", "Parquet"), tuple(rows)),
             intro=Markup(
                 "Every number on these pages comes from one of these tables. The "
-                "column meanings and units are on the [Method](method-sql.md) "
+                "column meanings and units are on the [Queries and rules](method-sql.md) "
                 "page. `runs` names each log and its sha256."
             ),
         ),

@@ -17,7 +17,13 @@ from collector.site.pages.common import (
     rel,
 )
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import MEASURED_BY, advice, against, observations
+from collector.site.pages.observations import (
+    MEASURED_BY,
+    advice,
+    against,
+    confounded,
+    observations,
+)
 
 FIELDS = (
     "benchmark",
@@ -93,7 +99,8 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
     and system (against one accelerator where that was measured), interconnect by the
     accelerator count and precision, mixed precision by the accelerator count and
     interconnect. Mixed precision is also keyed by the benchmark alone, for configurations
-    measured in one precision only (its text names the count it was measured at).
+    measured in one precision only (its text names the count it was measured at). Interconnect
+    pairs that differ in more than the link give no reason.
     """
     out: dict[tuple, dict[tuple[str, str], str]] = {}
     labels = {
@@ -110,6 +117,8 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
             )
         )
         for o in found:
+            if confounded(o):  # differs in more than the link: no reason for any configuration
+                continue
             how = MEASURED_BY.get(o.row.get("kind") or "", "")
             size, low, high, way = o.reading()
             text = label.format(v=num(size), way=way) + (f" in {how}" if how else "")

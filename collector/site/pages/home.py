@@ -18,7 +18,14 @@ from collector.site.pages.common import (
     rel,
 )
 from collector.site.pages.configs import configurations
-from collector.site.pages.observations import MEASURED_BY, Observation, observations
+from collector.site.pages.observations import (
+    MEASURED_BY,
+    Observation,
+    at_largest_count,
+    baseline_count,
+    median,
+    observations,
+)
 from collector.site.pages.rounds import round_gains
 
 
@@ -90,18 +97,21 @@ def _scaling_findings(data: SiteData) -> list[Finding]:
     for (bench, _evidence, how), found in sorted(
         scaling.items(), key=lambda i: (evidence_order(i[0][1]), i[0])
     ):
-        top = max(o.accelerators or 0 for o in found)
-        at_top = [o for o in found if (o.accelerators or 0) == top]
-        smallest = min(_baseline(o) for o in at_top)  # against the fewest accelerators
-        at_top = [o for o in at_top if _baseline(o) == smallest]
-        o = _median(at_top)  # of what was measured or stated
+        at_top = at_largest_count(found)
+        o = median(at_top)  # of what was measured or stated
+        above = (
+            " Above linear: the runs compared differ in more than the accelerator count "
+            "(epochs, batch size or setup)."
+            if o.value >= settings().above_linear_pct
+            else ""
+        )
         out.append(
             Finding(
                 Markup(
                     f"**{md(settings().benchmark(bench).title)}** scales at "
                     f"**{num(o.value)}%** efficiency{_in(o)}{on_accelerators(o.accelerators)}"
-                    f"{_HOW.get(how, '')}, against {_baseline(o)} accelerator(s) "
-                    f"(95% interval {interval(o.low, o.high, '%')})." + _others(at_top, o)
+                    f"{_HOW.get(how, '')}, against {baseline_count(o)} accelerator(s) "
+                    f"(95% interval {interval(o.low, o.high, '%')})." + above + _others(at_top, o)
                 ),
                 "compare.md#scaling-efficiency",
                 o.kind,
@@ -118,11 +128,6 @@ def _grouped(found: list[Observation]) -> list[list[Observation]]:
     return [groups[k] for k in sorted(groups, key=lambda k: (evidence_order(k[1]), k))]
 
 
-def _median(found: list[Observation]) -> Observation:
-    """The (lower) median observation by value."""
-    return sorted(found, key=lambda o: o.value)[(len(found) - 1) // 2]
-
-
 def _interconnect_findings(data: SiteData) -> list[Finding]:
     """Per benchmark and kind of evidence: how much slower it trains without NVLink at the
     largest accelerator count measured."""
@@ -130,7 +135,7 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
     for found in _grouped(observations(data, "interconnect")):
         top = max(o.accelerators or 0 for o in found)
         at_top = [o for o in found if (o.accelerators or 0) == top]
-        o = _median(at_top)
+        o = median(at_top)
         size, low, high, way = o.reading()
         if o.row.get("within_noise"):
             way += ", within noise,"
@@ -190,7 +195,7 @@ def _precision_findings(data: SiteData) -> list[Finding]:
     for found in _grouped(observations(data, "precision")):
         timed = [o for o in found if o.row.get("kind") != "throughput"] or found
         fewest = min(o.accelerators or 0 for o in timed)
-        o = _median([o for o in timed if (o.accelerators or 0) == fewest])
+        o = median([o for o in timed if (o.accelerators or 0) == fewest])
         how = MEASURED_BY.get(o.row.get("kind") or "")
         out.append(
             Finding(
@@ -207,11 +212,6 @@ def _precision_findings(data: SiteData) -> list[Finding]:
             )
         )
     return out
-
-
-def _baseline(o: Observation) -> int:
-    """The accelerator count a scaling observation is measured against."""
-    return int(o.row.get("baseline_accelerators") or 1)
 
 
 _HOW = {

@@ -34,8 +34,12 @@ def page(data: SiteData) -> Page:
         Section(
             "Advice rules",
             intro=Markup(
-                "From `collector/site/site.yml`; the first rule "
-                "whose condition the data meets is shown."
+                "From `collector/site/site.yml`; the first rule whose condition the median "
+                "observation of a domain and kind of evidence meets is shown. Scaling is read "
+                "at the largest accelerator count on the fewest nodes, against the fewest "
+                "accelerators measured there. Interconnect pairs that differ in more than the "
+                "link give no advice. Where the 95% interval reaches into another rule's "
+                "range, the advice says it is not settled."
             ),
             table=Table(
                 ("measure", "condition", "advice"),

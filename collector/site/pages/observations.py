@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.pages.common import Row, evidence_order, kind, on_accelerators, on_nodes
+from collector.site.pages.common import (
+    Row,
+    distinct,
+    evidence_order,
+    kind,
+    on_accelerators,
+    on_nodes,
+)
 
 
 @dataclass(frozen=True)
@@ -105,13 +112,41 @@ def observations(data: SiteData, measure: str) -> list[Observation]:
     return out
 
 
+def median(found: list[Observation]) -> Observation:
+    """The (lower) median observation by value."""
+    return sorted(found, key=lambda o: o.value)[(len(found) - 1) // 2]
+
+
+def baseline_count(o: Observation) -> int:
+    """The accelerator count a scaling observation is measured against."""
+    return int(o.row.get("baseline_accelerators") or 1)
+
+
+def at_largest_count(found: list[Observation]) -> list[Observation]:
+    """The scaling observations at the largest accelerator count, against the fewest
+    accelerators measured there."""
+    top = max(o.accelerators or 0 for o in found)
+    at_top = [o for o in found if (o.accelerators or 0) == top]
+    smallest = min(baseline_count(o) for o in at_top)
+    return [o for o in at_top if baseline_count(o) == smallest]
+
+
+def confounded(o: Observation) -> bool:
+    """Whether a measured comparison differs in more than what it compares (a published row's
+    confounders column states what the study compared instead)."""
+    return bool(o.row.get("confounders")) and o.row.get("source") != "published"
+
+
 def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
     """Advice per domain and kind of evidence (official first; kinds are never pooled): for
-    each measure, the first rule in site.yml that the data meets.
+    each measure, the first rule in site.yml that the median observation meets.
 
-    Scaling uses the largest accelerator count at the fewest nodes measured; the others use
-    the median observation.
+    Scaling uses the largest accelerator count at the fewest nodes measured, against the fewest
+    accelerators measured there; the interconnect uses like-for-like pairs only (where there
+    are none, the line says so and gives no advice). Where the 95% interval reaches into
+    another rule's range, the line says the advice is not settled.
     """
+    notes = settings().advice_notes
     out: dict[str, list[tuple[tuple[int, str], int, str]]] = {}
     for index, (measure, rules) in enumerate(settings().advice.items()):
         groups: dict[tuple[str, str], list[Observation]] = {}
@@ -120,10 +155,19 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
         for (domain, evidence), obs in sorted(groups.items()):
             if measure == "scaling":
                 fewest = min((o.row.get("nodes") or 1) for o in obs)
-                obs = [o for o in obs if (o.row.get("nodes") or 1) == fewest]
-                top = max(o.accelerators or 0 for o in obs)
-                obs = [o for o in obs if (o.accelerators or 0) == top]
-            chosen = sorted(obs, key=lambda o: o.value)[len(obs) // 2]
+                obs = at_largest_count([o for o in obs if (o.row.get("nodes") or 1) == fewest])
+            like = [o for o in obs if not confounded(o)]
+            if not like:
+                text = notes["confounded"].format(
+                    domain=domain.capitalize(),
+                    count=len(obs),
+                    caveat="; ".join(distinct(str(o.row["confounders"]) for o in obs)),
+                    values=", ".join(_stated(o) for o in obs),
+                )
+                line = f"{text} ({evidence})"
+                out.setdefault(domain, []).append((evidence_order(evidence), index, line))
+                continue
+            chosen = median(like)
             rule = next((r for r in rules if r.holds(chosen.value)), None)
             if rule is None:
                 continue
@@ -138,12 +182,19 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             )
             if low is not None and high is not None:
                 text += f" 95% interval {_fmt(low)}–{_fmt(high)}."
-            caveat = chosen.row.get("confounders")
-            if caveat and chosen.row.get("source") != "published":
-                text += f" Not like for like: {caveat}."
-            line = f"{text} ({evidence}, {_which(chosen, measure, len(obs))})"
+                # the rules read values as measured (not as the sentence states them)
+                ends = (chosen.low, chosen.high)
+                if {next((r for r in rules if r.holds(v)), None) for v in ends} != {rule}:
+                    text += f" {notes['unsettled']}"
+            line = f"{text} ({evidence}, {_which(chosen, measure, len(like))})"
             out.setdefault(domain, []).append((evidence_order(evidence), index, line))
     return {d: tuple(line for *_, line in sorted(v)) for d, v in out.items()}
+
+
+def _stated(o: Observation) -> str:
+    """'resnet 9.7% faster' as a line lists an observation it draws no advice from."""
+    size, _, _, way = o.reading()
+    return f"{o.benchmark} {_fmt(size)}% {way}".rstrip()
 
 
 def _which(chosen: Observation, measure: str, among: int) -> str:
@@ -154,6 +205,8 @@ def _which(chosen: Observation, measure: str, among: int) -> str:
         out += f" in {chosen.row['precision']}"
     if measure != "scaling":
         out += on_accelerators(chosen.accelerators)
+    elif baseline_count(chosen) != 1:
+        out += f", against {baseline_count(chosen)} accelerators"
     return out + (f"; median of {among} measured" if among > 1 else "")
 
 

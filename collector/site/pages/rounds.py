@@ -10,7 +10,7 @@ from markupsafe import Markup
 from collector.site.data import SiteData
 from collector.site.escape import markdown_text as md
 from collector.site.model import Page, Section, Table
-from collector.site.pages.common import Row, benchmark_page, interval, link, num, rel
+from collector.site.pages.common import Row, benchmark_page, interval, link, listed, num, rel
 from collector.site.pages.configs import configurations
 
 _FAMILY = re.compile(r"(V100|A100|H100|H200|P100|T4|GV100|TPU\S*)", re.I)
@@ -152,7 +152,7 @@ def _differences(g: Row, old: Row, new: Row) -> Markup:
         a, b = old.get(f), new.get(f)
         if a != b:
             lines.append(
-                f"- {md(f.replace('_', ' '))}: {md(a if a is not None else 'not stated')}"
-                f" → {md(b if b is not None else 'not stated')}"
+                f"- {md(f.replace('_', ' '))}: {md(listed(a) if a is not None else 'not stated')}"
+                f" → {md(listed(b) if b is not None else 'not stated')}"
             )
     return Markup("\n".join(lines))

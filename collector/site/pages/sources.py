@@ -59,7 +59,19 @@ def page(data: SiteData) -> Page:
         ),
     ]
     pub = data.rows("published")
-    studies = Counter((r["study"], r["citation"]) for r in pub)
+    numbers = Counter(r["study"] for r in pub)
+    citations = Counter((r["study"], r["citation"]) for r in pub)
+    studies = Table(
+        ("number", "what it is", "title", "authors", "publisher", "date", "numbers transcribed"),
+        tuple(
+            (s["number"], s["kind"], s["title"], s["authors"], s["publisher"], s["date"], n)
+            for study in sorted(set(numbers) | set(data.studies))
+            for s, n in [(data.studies.get(study) or _unlisted(study), numbers[study])]
+        ),
+        caption="A citation such as “001, Table 7” names the study by its number. "
+        "None of these documents gives a web address. A study with no numbers transcribed "
+        "states its results only in charts.",
+    )
     sections.append(
         Section(
             "Published studies (transcribed)",
@@ -70,11 +82,28 @@ def page(data: SiteData) -> Page:
                 if pub
                 else "No published numbers are loaded."
             ),
-            table=Table(
-                ("study", "citation", "numbers"), tuple((*k, n) for k, n in sorted(studies.items()))
+            table=studies if pub else None,
+            tables=(
+                Table(
+                    ("study", "citation", "numbers"),
+                    tuple((*k, n) for k, n in sorted(citations.items())),
+                    title="Numbers by citation",
+                ),
             )
             if pub
-            else None,
+            else (),
         )
     )
     return Page("sources.md", "Sources", data.snapshot, sections=tuple(sections))
+
+
+def _unlisted(study: str) -> dict[str, str]:
+    """A study that studies.yml does not describe: its id, and nothing claimed about it."""
+    return {
+        "number": study,
+        "kind": "not described",
+        "title": "not described in studies.yml",
+        "authors": "",
+        "publisher": "",
+        "date": "",
+    }

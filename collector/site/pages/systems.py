@@ -16,8 +16,10 @@ from collector.site.pages.common import (
     interval,
     kind,
     link,
+    listed,
     num,
     rel,
+    round_label,
     system_page,
 )
 from collector.site.pages.configs import configurations
@@ -30,6 +32,7 @@ SUMMARY_FIELDS = (
     ("nodes", "nodes"),
     ("accelerator_memory_gib", "accelerator memory, GiB"),
     ("interconnect", "interconnect class"),
+    ("run_interconnect", "interconnect its runs used"),
     ("accelerator_interconnect", "accelerator interconnect, as described"),
     ("node_interconnect", "node interconnect, as described"),
     ("cpu", "host processor"),
@@ -65,14 +68,20 @@ def systems_with_runs(data: SiteData) -> list[Row]:
                     "scale",
                 )
             }
-    # a description does not name the proxy scale; the system's runs do
+    # a description names neither the proxy scale nor how the runs used the links (a local
+    # system with NVLink may run with peer-to-peer off); the system's runs do
     scales: dict[str, set[str]] = {}
+    modes: dict[str, set[str]] = {}
     for r in data.rows("runs"):
         if r.get("scale"):
             scales.setdefault(r["system_id"], set()).add(r["scale"])
+        if r.get("interconnect"):
+            modes.setdefault(r["system_id"], set()).add(r["interconnect"])
     for sid, system in described.items():
         if not system.get("scale") and sid in scales:
-            described[sid] = {**system, "scale": ", ".join(sorted(scales[sid]))}
+            system = described[sid] = {**system, "scale": ", ".join(sorted(scales[sid]))}
+        if modes.get(sid, set()) - {system.get("interconnect")}:
+            described[sid] = {**system, "run_interconnect": ", ".join(sorted(modes[sid]))}
     return sorted(
         described.values(), key=lambda s: (s["source"], s["round"], s["submitter"], s["system"])
     )
@@ -84,18 +93,30 @@ def index_page(data: SiteData) -> Page:
     rows = tuple(
         (
             kind(s),
-            s["round"],
+            round_label(s),
             s["submitter"],
             link(s["system"], rel(path, system_page(s))),
             accel_label(s),
             s.get("interconnect"),
+            s.get("run_interconnect") or s.get("interconnect"),
             s.get("cpu"),
         )
         for s in systems_with_runs(data)
     )
     table = Table(
-        ("evidence", "round", "submitter", "system", "hardware", "interconnect", "host processor"),
+        (
+            "evidence",
+            "round",
+            "submitter",
+            "system",
+            "hardware",
+            "interconnect hardware",
+            "interconnect of its runs",
+            "host processor",
+        ),
         rows,
+        caption="A system with NVLink can run with peer-to-peer off (no-p2p): the last "
+        "interconnect column is what its runs used.",
     )
     return Page(path, "Systems", data.snapshot, sections=(Section("All systems", table=table),))
 
@@ -107,7 +128,7 @@ def page(data: SiteData, system: Row) -> Page:
     summary = Table(
         ("", ""),
         tuple(
-            (label, _listed(system.get(f)))
+            (label, listed(system.get(f)))
             for f, label in SUMMARY_FIELDS
             if system.get(f) is not None
         ),
@@ -207,18 +228,7 @@ def _fields(value: object, key: str = "") -> Iterator[tuple[str, str]]:
         for k in sorted(value):
             yield from _fields(value[k], f"{key}.{k}" if key else str(k))
     else:
-        yield key, _listed(value)
-
-
-def _listed(value: object) -> str:
-    """A value as text: a list as its items joined ('; ' between rows of a matrix or
-    objects, ', ' between scalars), an object as its key=value pairs."""
-    if isinstance(value, list):
-        nested = any(isinstance(v, list | dict) for v in value)
-        return ("; " if nested else ", ").join(_listed(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={_listed(v)}" for k, v in sorted(value.items()))
-    return str(value)
+        yield key, listed(value)
 
 
 def _cell(value: object) -> object:
