@@ -28,10 +28,15 @@ def is_wide(rows: Sequence[Row], fields: Sequence[str]) -> bool:
     return bool(values) and max(values) / min(values) > WIDE_RANGE
 
 
-def _log_param(name: str) -> alt.Parameter:
-    # on at first: values that span orders of magnitude (a CPU beside GPUs) squash the rest
-    # against zero on a linear axis
-    return alt.param(name=name, value=True, bind=alt.binding_checkbox(name="log scale "))
+def log_first(rows: Sequence[Row], fields: Sequence[str]) -> bool:
+    """Whether a chart offering a log scale starts with it: values that span orders of
+    magnitude (a CPU beside GPUs) squash the rest against zero on a linear axis, but a log
+    axis cannot show a value of zero or less (a run that was faster without NVLink)."""
+    return not any(isinstance(r.get(f), int | float) and r[f] <= 0 for r in rows for f in fields)
+
+
+def _log_param(name: str, on: bool) -> alt.Parameter:
+    return alt.param(name=name, value=on, bind=alt.binding_checkbox(name="log scale "))
 
 
 def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.Chart:
@@ -59,10 +64,13 @@ def _base(rows: Sequence[Row], title: str, description: str) -> alt.Chart:
     return alt.Chart(alt.Data(values=list(rows)))
 
 
-def _finish(chart: alt.TopLevelMixin, title: str, description: str, param: str | None) -> Any:
-    """Top-level title, width, accessible description and the log toggle where offered."""
+def _finish(
+    chart: alt.TopLevelMixin, title: str, description: str, param: str | None, on: bool = True
+) -> Any:
+    """Top-level title, width, accessible description and the log toggle where offered (on
+    at first when `on`)."""
     chart = chart.properties(title=title, description=description, width=WIDTH)
-    return chart.add_params(_log_param(param)) if param else chart
+    return chart.add_params(_log_param(param, on)) if param else chart
 
 
 def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
@@ -128,7 +136,7 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
         color=color,
         tooltip=tooltip,
     )
-    return _finish(alt.layer(bars, line), title, description, param)
+    return _finish(alt.layer(bars, line), title, description, param, log_first(rows, fields))
 
 
 def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.Chart:
@@ -171,7 +179,7 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
         alt.Tooltip("detail:N", title="source"),
     ]
     layers = _dot_and_range(base, y, fields, measure, param, tooltip)
-    return _finish(layers, title, description, param)
+    return _finish(layers, title, description, param, log_first(rows, fields))
 
 
 def _row_labels(field: str, order: str) -> alt.Y:

@@ -13,8 +13,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-# Characters Markdown (and its tables) would interpret; each is backslash-escaped.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+# Characters Markdown (and its tables) would interpret; each is backslash-escaped. Not "~":
+# no extension of this site reads it, and Markdown keeps the backslash before it.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|])")
 _SLUG_BAD = re.compile(r"[^a-z0-9]+")
 
 

@@ -60,6 +60,8 @@ def test_markdown_text_escapes_html_and_markdown() -> None:
     out = markdown_text("<script>alert(1)</script> *x* [l](u) a|b")
     assert "<" not in out and ">" not in out
     assert r"\*x\*" in out and r"\[l\]\(u\)" in out and r"a\|b" in out
+    # Markdown keeps a backslash before "~", which no extension here reads
+    assert markdown_text("~34%") == "~34%"
 
 
 def test_json_for_html_cannot_close_a_script() -> None:
@@ -541,3 +543,48 @@ def test_listed_reads_json_text_as_the_store_keeps_a_software_stack() -> None:
     assert listed(stack) == "cuda_version=11.0, nccl_version=2.7.5"
     assert listed("[not json") == "[not json"
     assert listed([[1, 2], [3]]) == "1, 2; 3"
+
+
+def test_advice_says_when_its_measurements_disagree_and_skips_bounds_and_weak_scaling() -> None:
+    from collector.site.pages.observations import advice
+
+    local = {"source": "local", "scale": "small", "kind": "measured", "accelerators": 4}
+    stated = {"benchmark": "resnet", "source": "published", "kind": "measured"}
+    tables = {
+        "interconnect_delta": [
+            {**local, "benchmark": "gnmt", "precision": "bf16", "gain": 1.924},
+            {**local, "benchmark": "gnmt", "precision": "fp32", "gain": 1.035},
+            {**local, "benchmark": "transformer", "precision": "fp32", "gain": 0.9},
+            # one end of a published range is no measurement to advise from
+            {**stated, "gain": 1.2, "qualifiers": "range max"},
+            {**stated, "gain": 1.05, "qualifiers": "range min"},
+        ],
+        "scaling": [
+            {**local, "benchmark": "ssd", "kind": "strong", "efficiency_pct": 31.0},
+            {**local, "benchmark": "ssd", "kind": "weak", "efficiency_pct": 98.0},
+        ],
+    }
+
+    lines = advice(Tables(tables))
+
+    (link,) = lines["translation"]
+    assert "trains 3.5% slower, short of the 10% slowdown" in link
+    assert link.endswith(
+        "The 3 measurements disagree, from 10% faster (transformer, 4, fp32) to 92.4% slower "
+        "(gnmt, 4, bf16), so this is not settled. (local run, proxy scale small, gnmt in fp32 "
+        "on 4 accelerators; median of 3 measured)"
+    )
+    (scaling,) = lines["vision"]  # time to train, not the weak-scaling throughput
+    assert scaling.startswith("Vision barely scales: 31% efficiency at 4 accelerators.")
+
+
+def test_a_chart_with_values_of_zero_or_less_starts_on_a_linear_axis() -> None:
+    rows = [
+        {"label": "a", "value": 40.0, "low": 30.0, "high": 50.0, "kind": "k", "detail": ""},
+        {"label": "b", "value": -3.0, "low": -5.0, "high": 0.5, "kind": "k", "detail": ""},
+        {"label": "c", "value": 0.2, "low": 0.1, "high": 0.3, "kind": "k", "detail": ""},
+    ]
+
+    spec = charts.bars(rows, "t", "d", "slower without NVLink, %").to_dict()
+
+    assert spec["params"][0]["value"] is False  # offered, but a log axis would hide "b"

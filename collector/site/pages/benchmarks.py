@@ -103,7 +103,7 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
         cells = (  # what tells systems apart and the score first: the page is read across
             link(c["system"], rel(path, c["system_doc"])),
             c["hardware"],
-            c.get("precision"),
+            c.get("precision") or "not stated",  # v0.5 logs do not state it
             c.get("interconnect"),
             Markup(markdown_text(num(c["minutes"]))) if c["minutes"] else c["unscorable_reason"],
             interval(c["fastest_minutes"], c["slowest_minutes"]),

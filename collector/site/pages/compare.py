@@ -5,6 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from collector import query
+from collector.published import qualifiers
 from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
@@ -23,16 +24,17 @@ SHOWN = {
     "scaling": (
         "benchmark", "system", "accelerators", "baseline_accelerators", "kind", "precision",
         "interconnect", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct",
-        "speedup", "within_noise", "runs", "baseline_runs", "round", "submitter",
+        "speedup", "within_noise", "runs", "baseline_runs", "round", "submitter", "qualifiers",
     ),
     "precision_gain": (
         "benchmark", "system", "accelerators", "precision", "baseline_precision", "kind", "gain",
         "gain_ci_low", "gain_ci_high", "within_noise", "runs", "baseline_runs", "round",
+        "qualifiers",
     ),
     "interconnect_delta": (
         "benchmark", "accelerators", "precision", "interconnect", "baseline_interconnect", "gain",
         "gain_ci_low", "gain_ci_high", "within_noise", "confounders", "systems",
-        "baseline_systems", "runs", "baseline_runs", "round",
+        "baseline_systems", "runs", "baseline_runs", "round", "qualifiers",
     ),
     "cost_energy": (
         "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
@@ -106,9 +108,7 @@ def _topic(
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN.get(table, tuple(rows[0]))
     head = tuple(_heading(c, units.get(c)) for c in cols)
-    body = [
-        (kind(r), tuple(num(r[c]) if isinstance(r[c], float) else r[c] for c in cols)) for r in rows
-    ]
+    body = [(kind(r), tuple(_cell(data, r, c) for c in cols)) for r in rows]
     chart_list = []
     obs = observations(data, measure) if measure else []
     for k in sorted(dict.fromkeys(o.kind for o in obs), key=evidence_order):
@@ -140,6 +140,16 @@ def _topic(
     )
 
 
+def _cell(data: SiteData, row: Row, column: str) -> object:
+    """A table cell: numbers to three digits, a study's id as its number ('study 001')."""
+    value = row[column]
+    if isinstance(value, float):
+        return num(value)
+    if column in ("round", "submitter") and value in data.studies:
+        return f"study {data.studies[value]['number']}"
+    return value
+
+
 def _heading(column: str, unit: str | None) -> str:
     """A column's heading: its name with spaces, and its unit where the name does not say it
     ('accelerators, count'; 'energy at tdp kwh', not 'energy_at_tdp_kwh, kWh')."""
@@ -163,28 +173,36 @@ def _label(o: Observation) -> str:
     return " · ".join(str(part) for part in parts if part not in (None, ""))
 
 
+PUBLISHED_AXES = {  # the published metrics charted, each on an axis of its own
+    "speedup": "speedup as published, x",
+    "improvement_pct": "improvement as published, %",
+    "scaling_efficiency_pct": "scaling efficiency as published, %",
+}
+
+
 def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:
-    crow = [
-        {
-            "label": f"{r.get('system') or 'unnamed'} · {r.get('benchmark') or 'all'} · "
-            f"{r.get('accelerators') or '?'} GPUs · {r['row_id']}",
-            "value": float(r["value"]),
-            "low": None,
-            "high": None,
-            "kind": kind(r),
-            "detail": r["citation"],
-        }
-        for r in rows
-        if r["metric"] in ("speedup", "improvement_pct")
-    ]
     chart_list = []
-    if crow:
-        metric = "published speedup (ratio) or improvement (%)"
-        t = f"{title}: published studies"
-        desc = f"Dot plot of {len(crow)} numbers transcribed from published studies."
-        chart_list.append(
-            chart_ref(path, f"{table}-published", charts.bars(crow, t, desc, metric), t, desc)
-        )
+    for metric, axis in PUBLISHED_AXES.items():
+        crow = [
+            {
+                "label": f"{r.get('system') or 'unnamed'} · {r.get('benchmark') or 'all'} · "
+                f"{r.get('accelerators') or '?'} GPUs · {r['row_id']}"
+                + (f" · {qualifiers(r.get('notes'))}" if qualifiers(r.get("notes")) else ""),
+                "value": float(r["value"]),
+                "low": None,
+                "high": None,
+                "kind": kind(r),
+                "detail": r["citation"],
+            }
+            for r in rows
+            if r["metric"] == metric
+        ]
+        if not crow:
+            continue
+        t = f"{title}: published studies, {axis.split(' as ')[0]}"
+        desc = f"Dot plot of {len(crow)} numbers transcribed from published studies ({axis})."
+        chart = charts.bars(crow, t, desc, axis)
+        chart_list.append(chart_ref(path, f"{table}-published-{metric}", chart, t, desc))
     tbl = Table(
         (
             "study row",

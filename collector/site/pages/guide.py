@@ -126,6 +126,8 @@ def _reasons(data: SiteData) -> dict[tuple, list[str]]:
             if measure == "scaling":
                 key = (*key, o.accelerators, o.row.get("system"))
                 text += f" {against(o.row)}" if against(o.row) else ""
+                if o.value >= settings().above_linear_pct:
+                    text += ", above linear: the runs differ in more than the count"
             elif measure == "interconnect":
                 key = (*key, o.accelerators, measure, o.row.get("precision"))
             elif o.accelerators:

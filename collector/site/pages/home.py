@@ -110,8 +110,8 @@ def _scaling_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(bench).title)}** scales at "
                     f"**{num(o.value)}%** efficiency{_in(o)}{on_accelerators(o.accelerators)}"
-                    f"{_HOW.get(how, '')}, against {baseline_count(o)} accelerator(s) "
-                    f"(95% interval {interval(o.low, o.high, '%')})." + above + _others(at_top, o)
+                    f"{_HOW.get(how, '')}, against {baseline_count(o)} accelerator(s)"
+                    f"{_interval(o.low, o.high, '%')}." + above + _others(at_top, o)
                 ),
                 "compare.md#scaling-efficiency",
                 o.kind,
@@ -146,8 +146,8 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(o.benchmark).title)}** trains "
                     f"**{num(size)}%** {way} without NVLink (over PCIe, or with "
-                    f"peer-to-peer off){_in(o)}{on_accelerators(o.accelerators)} "
-                    f"(95% interval {interval(low, high, '%')})."
+                    f"peer-to-peer off){_in(o)}{on_accelerators(o.accelerators)}"
+                    f"{_interval(low, high, '%')}."
                     + (f" {lead}: {md(caveat)}." if caveat else "")
                     + _others(at_top, o)
                 ),
@@ -156,6 +156,13 @@ def _interconnect_findings(data: SiteData) -> list[Finding]:
             )
         )
     return out
+
+
+def _interval(low: float | None, high: float | None, unit: str) -> str:
+    """' (95% interval 1–2x)', or nothing where the row has none (a study's stated number)."""
+    if low is None or high is None:
+        return ""
+    return f" (95% interval {interval(low, high, unit)})"
 
 
 def _in(o: Observation) -> str:
@@ -204,8 +211,8 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                     f"({md(o.row.get('precision') or '?')}) trains **{num(o.value)}x** as fast "
                     f"as FP32{', within noise,' if o.row.get('within_noise') else ''}"
                     f"{f' on {o.accelerators} accelerator(s)' if o.accelerators else ''}"
-                    f"{f' in {how}' if how else ''} "
-                    f"(95% interval {interval(o.low, o.high, 'x')})."
+                    f"{f' in {how}' if how else ''}"
+                    f"{_interval(o.low, o.high, 'x')}."
                 ),
                 "compare.md#mixed-precision",
                 o.kind,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collector.site.config import settings
+from collector.site.config import AdviceRule, settings
 from collector.site.data import SiteData
 from collector.site.pages.common import (
     Row,
@@ -88,13 +88,21 @@ class Observation:
         return sign * self.value, low, high, way
 
 
+def is_point(row: Row) -> bool:
+    """Whether a row states a value, not a bound or one end of a range (a study's "over 80%"
+    or "1-5%": the tables keep them, with their qualifiers, but no finding reads them)."""
+    return not any(
+        tag in (row.get("qualifiers") or "") for tag in ("bound", "range min", "range max")
+    )
+
+
 def observations(data: SiteData, measure: str) -> list[Observation]:
-    """Every row of the measure's table that has a value, as observations."""
+    """Every row of the measure's table that states a value, as observations."""
     m = MEASURES[measure]
     out = []
     for row in data.rows(m.table):
         value = m.read(row, m.value)
-        if value is None or not row.get("benchmark"):
+        if value is None or not row.get("benchmark") or not is_point(row):
             continue
         out.append(
             Observation(
@@ -154,6 +162,9 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             groups.setdefault((o.domain, o.kind), []).append(o)
         for (domain, evidence), obs in sorted(groups.items()):
             if measure == "scaling":
+                # time to train where it was measured: weak scaling grows the work with the
+                # accelerators and reads higher
+                obs = [o for o in obs if o.row.get("kind") == "strong"] or obs
                 fewest = min((o.row.get("nodes") or 1) for o in obs)
                 obs = at_largest_count([o for o in obs if (o.row.get("nodes") or 1) == fewest])
             like = [o for o in obs if not confounded(o)]
@@ -182,13 +193,29 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
             )
             if low is not None and high is not None:
                 text += f" 95% interval {_fmt(low)}–{_fmt(high)}."
-                # the rules read values as measured (not as the sentence states them)
-                ends = (chosen.low, chosen.high)
-                if {next((r for r in rules if r.holds(v)), None) for v in ends} != {rule}:
-                    text += f" {notes['unsettled']}"
+            # the rules read values as measured (not as the sentence states them)
+            extremes = (min(like, key=lambda o: o.value), max(like, key=lambda o: o.value))
+            if {_rule(rules, o.value) for o in extremes} != {rule}:
+                least, most = (_stated_value(o) for o in extremes)
+                text += " " + notes["disagree"].format(count=len(like), least=least, most=most)
+            elif {_rule(rules, v) for v in (chosen.low, chosen.high) if v is not None} - {rule}:
+                text += f" {notes['unsettled']}"
             line = f"{text} ({evidence}, {_which(chosen, measure, len(like))})"
             out.setdefault(domain, []).append((evidence_order(evidence), index, line))
     return {d: tuple(line for *_, line in sorted(v)) for d, v in out.items()}
+
+
+def _rule(rules: tuple[AdviceRule, ...], value: float | None) -> AdviceRule | None:
+    """The first rule a value meets."""
+    return next((r for r in rules if value is not None and r.holds(value)), None)
+
+
+def _stated_value(o: Observation) -> str:
+    """'92.4% slower (gnmt, 4, bf16)': an observation as a line of advice quotes it."""
+    size, _, _, way = o.reading()
+    unit = "x" if o.measure == "precision" else "%"
+    where = ", ".join(str(v) for v in (o.benchmark, o.accelerators, o.row.get("precision")) if v)
+    return f"{_fmt(size)}{unit} {way}".rstrip() + f" ({where})"
 
 
 def _stated(o: Observation) -> str:
