@@ -27,6 +27,7 @@ from collector.site.pages.common import (
 )
 from collector.site.pages.configs import configurations
 
+_RATE = "throughput_samples_per_s"
 TTA_RUNS_PER_SYSTEM = 5  # curves drawn per configuration (the first runs by index)
 
 
@@ -263,16 +264,15 @@ def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
 
 
 def _throughput_section(path: str, runs: list[Row]) -> Section:
-    logged = [r for r in runs if r.get("throughput_samples_per_s")]
+    logged = [r for r in runs if r.get(_RATE)]
     if not logged:
         return Section(
             "Throughput", intro=Markup("None of these runs logged a training throughput.")
         )
-    rows = tuple(
-        (kind(r), r["system"], r["run"], Markup(markdown_text(num(r["throughput_samples_per_s"]))))
-        for r in logged
-    )
-    return Section("Throughput", table=Table(("evidence", "system", "run", "samples/s"), rows))
+    rows = [
+        (kind(r), (r["system"], r["run"], Markup(markdown_text(num(r[_RATE]))))) for r in logged
+    ]
+    return Section("Throughput", tables=by_evidence(("system", "run", "samples/s"), rows))
 
 
 def _published_section(rows: list[Row]) -> Section:

@@ -13,6 +13,7 @@ from collector.site.pages.common import (
     Row,
     accel_label,
     benchmark_page,
+    by_evidence,
     interval,
     kind,
     link,
@@ -88,37 +89,38 @@ def systems_with_runs(data: SiteData) -> list[Row]:
 
 
 def index_page(data: SiteData) -> Page:
-    """systems/index.md: one row per system."""
+    """systems/index.md: one row per system, in a table per kind of evidence."""
     path = "systems/index.md"
-    rows = tuple(
+    rows = [
         (
             kind(s),
-            round_label(s),
-            s["submitter"],
-            link(s["system"], rel(path, system_page(s))),
-            accel_label(s),
-            s.get("interconnect"),
-            s.get("run_interconnect") or s.get("interconnect"),
-            s.get("cpu"),
+            (
+                round_label(s),
+                s["submitter"],
+                link(s["system"], rel(path, system_page(s))),
+                accel_label(s),
+                s.get("interconnect"),
+                s.get("run_interconnect") or s.get("interconnect"),
+                s.get("cpu"),
+            ),
         )
         for s in systems_with_runs(data)
+    ]
+    columns = (
+        "round",
+        "submitter",
+        "system",
+        "hardware",
+        "interconnect hardware",
+        "interconnect of its runs",
+        "host processor",
     )
-    table = Table(
-        (
-            "evidence",
-            "round",
-            "submitter",
-            "system",
-            "hardware",
-            "interconnect hardware",
-            "interconnect of its runs",
-            "host processor",
-        ),
-        rows,
-        caption="A system with NVLink can run with peer-to-peer off (no-p2p): the last "
-        "interconnect column is what its runs used.",
+    caption = (
+        "A system with NVLink can run with peer-to-peer off (no-p2p): the last interconnect "
+        "column is what its runs used."
     )
-    return Page(path, "Systems", data.snapshot, sections=(Section("All systems", table=table),))
+    section = Section("All systems", tables=by_evidence(columns, rows, caption))
+    return Page(path, "Systems", data.snapshot, sections=(section,))
 
 
 def page(data: SiteData, system: Row) -> Page:
