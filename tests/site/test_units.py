@@ -394,8 +394,8 @@ def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
     # the only official pair differs in more than the link: no advice from it
     assert official == (
         "Vision: no like-for-like interconnect comparison. The 1 pair(s) measured differ in "
-        "more than the link (different systems) and gave ssd 30% slower without NVLink, so no "
-        "advice follows. (official MLPerf)"
+        "more than the link (different systems) and gave 30% slower (ssd, 8) without NVLink, "
+        "so no advice follows. (official MLPerf)"
     )
     assert "trains 4% slower, short of" in local
     assert local.endswith(

@@ -149,10 +149,12 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
     """Advice per domain and kind of evidence (official first; kinds are never pooled): for
     each measure, the first rule in site.yml that the median observation meets.
 
-    Scaling uses the largest accelerator count at the fewest nodes measured, against the fewest
-    accelerators measured there; the interconnect uses like-for-like pairs only (where there
-    are none, the line says so and gives no advice). Where the 95% interval reaches into
-    another rule's range, the line says the advice is not settled.
+    Findings read stated values only (no bounds or range ends). Scaling uses strong scaling
+    where it was measured, at the largest accelerator count on the fewest nodes, against the
+    fewest accelerators measured there; the interconnect uses like-for-like pairs only (where
+    there are none, the line says so and gives no advice). Where the measurements fall under
+    different rules, the line names the two extremes; else where the 95% interval reaches into
+    another rule's range, it says the advice is not settled.
     """
     notes = settings().advice_notes
     out: dict[str, list[tuple[tuple[int, str], int, str]]] = {}
@@ -173,13 +175,13 @@ def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
                     domain=domain.capitalize(),
                     count=len(obs),
                     caveat="; ".join(distinct(str(o.row["confounders"]) for o in obs)),
-                    values=", ".join(_stated(o) for o in obs),
+                    values=", ".join(_stated_value(o) for o in obs),
                 )
                 line = f"{text} ({evidence})"
                 out.setdefault(domain, []).append((evidence_order(evidence), index, line))
                 continue
             chosen = median(like)
-            rule = next((r for r in rules if r.holds(chosen.value)), None)
+            rule = _rule(rules, chosen.value)
             if rule is None:
                 continue
             size, low, high, way = chosen.reading()
@@ -216,12 +218,6 @@ def _stated_value(o: Observation) -> str:
     unit = "x" if o.measure == "precision" else "%"
     where = ", ".join(str(v) for v in (o.benchmark, o.accelerators, o.row.get("precision")) if v)
     return f"{_fmt(size)}{unit} {way}".rstrip() + f" ({where})"
-
-
-def _stated(o: Observation) -> str:
-    """'resnet 9.7% faster' as a line lists an observation it draws no advice from."""
-    size, _, _, way = o.reading()
-    return f"{o.benchmark} {_fmt(size)}% {way}".rstrip()
 
 
 def _which(chosen: Observation, measure: str, among: int) -> str:
