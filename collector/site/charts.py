@@ -92,7 +92,7 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
         alt.Tooltip("slowest_minutes:Q", title="slowest run", format=".4~g"),
         alt.Tooltip("runs_used:Q", title="runs averaged"),
     ]
-    layers = _dot_and_range(base, y, fields, x_title, param, tooltip)
+    layers = _dot_and_range(base, rows, y, fields, x_title, param, tooltip)
     return _finish(layers, title, description, param)
 
 
@@ -178,7 +178,7 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
         alt.Tooltip("high:Q", title="interval high", format=".4~g"),
         alt.Tooltip("detail:N", title="source"),
     ]
-    layers = _dot_and_range(base, y, fields, measure, param, tooltip)
+    layers = _dot_and_range(base, rows, y, fields, measure, param, tooltip)
     return _finish(layers, title, description, param, log_first(rows, fields))
 
 
@@ -194,6 +194,7 @@ def _row_labels(field: str, order: str) -> alt.Y:
 
 def _dot_and_range(
     base: alt.Chart,
+    rows: Sequence[Row],
     y: alt.Y,
     fields: tuple[str, str, str],
     x_title: str,
@@ -204,7 +205,6 @@ def _dot_and_range(
     dots alone where no row has both ends (a bar layer without data makes Vega warn of an
     infinite extent)."""
     value, low, high = fields
-    rows = base.data.values  # type: ignore[union-attr]
     dots = base.mark_point(filled=True, size=60).encode(
         y=y,
         x=alt.X(f"{value}_plot:Q", axis=_axis(x_title, param)),
