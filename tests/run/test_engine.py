@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
 from rich.console import Console
@@ -10,7 +12,7 @@ from rich.console import Console
 from collector.run import engine
 from collector.run.compliance import check_log
 from collector.run.plan import Options, plan_runs, run_finished
-from collector.run.runner import run_suite
+from collector.run.runner import execute, run_suite
 
 
 def read_log(path: Path) -> list[dict]:
@@ -99,6 +101,29 @@ def test_compliance_catches_a_broken_log(cpu_machine, tmp_path):
         text.replace('"key": "eval_target", "value": 0.48', '"key": "eval_target", "value": 0.99')
     )
     assert not check_log(log).ok
+
+
+def test_in_process_run_leaves_no_workload_behind(cpu_machine, tmp_path, monkeypatch):
+    # A workload held in a reference cycle (as a frame kept by a lazy import once held one)
+    # is freed when its run ends, not whenever the cycle collector next happens to run.
+    opts = Options(benchmarks=["ncf"], repeats=1, out=tmp_path, ingest=False, ceilings=False)
+    cls = engine.workload_class("ncf")
+    made = []
+
+    def cyclic(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self.itself = self
+        made.append(weakref.ref(self))
+
+    real_init = cls.__init__
+    monkeypatch.setattr(cls, "__init__", cyclic)
+    gc.disable()
+    try:
+        status = execute(plan_runs(opts, cpu_machine)[0])
+        assert status == "success" and len(made) == 1
+        assert made[0]() is None
+    finally:
+        gc.enable()
 
 
 def test_interrupted_run_is_logged_aborted_and_resume_completes(cpu_machine, tmp_path, monkeypatch):
