@@ -217,6 +217,35 @@ def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None
     assert _label(gain("throughput")) == "ssd · box · 1 · throughput"
 
 
+def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
+    from collector.site.pages.compare import _label
+    from collector.site.pages.observations import observations
+
+    def speedup(kind: str, value: float) -> dict:
+        return {
+            "baseline_kind": kind,
+            "baseline": "h200-1gpu-local",
+            "baseline_accelerators": 4,
+            "benchmark": "ssd",
+            "system": "vm_1xh100_bf16_default",
+            "system_id": "v0.5/h100-x1/vm_1xh100_bf16_default",
+            "baseline_system_id": "v0.5/h200-x1/vm_1xh200_bf16_default",
+            "accelerators": 1,
+            "source": "local",
+            "scale": "small",
+            "speedup": value,
+            "speedup_ci_low": value - 0.1,
+            "speedup_ci_high": value + 0.1,
+        }
+
+    data = Tables({"speedups": [speedup("family", 4.0), speedup("system", 0.7)]})
+    (o,) = observations(data, "systems")  # type: ignore[arg-type]
+    assert (o.value, o.low, o.high) == pytest.approx((0.7, 0.6, 0.8))
+    # the hosts are named (both ran systems called vm_1x..._default), and so is the baseline,
+    # not its accelerator count
+    assert _label(o) == "ssd · h100-x1/vm_1xh100_bf16_default · 1 · vs h200-1gpu-local"
+
+
 def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> None:
     from collector.site.pages.compare import _label
     from collector.site.pages.observations import observations
@@ -331,6 +360,56 @@ def test_home_states_interconnect_and_precision_findings_with_their_caveats() ->
     (gain,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
     assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
     assert "on 1 accelerator(s) in time to train" in gain
+
+
+def test_home_compares_accelerator_models_against_the_baseline_system() -> None:
+    from collector.site.pages.home import _system_findings
+
+    h100, h200 = "v0.5/h100-x1/vm_1xh100_bf16_default", "v0.5/h200-x1/vm_1xh200_bf16_default"
+    h200_x4 = "v0.5/h200-x4/vm_4xh200_bf16_default"
+
+    def row(system_id: str, accelerator: str, count: int, bench: str, value: float) -> dict:
+        return {
+            "baseline_kind": "system",
+            "baseline": "h200-1gpu-local",
+            "baseline_system_id": h200,
+            "baseline_accelerators": 1,
+            "system_id": system_id,
+            "accelerator": accelerator,
+            "accelerators": count,
+            "precision": "bf16",
+            "benchmark": bench,
+            "source": "local",
+            "scale": "small",
+            "speedup": value,
+            "within_noise": value > 1,
+        }
+
+    data = Tables(
+        {
+            "configurations": [
+                {"system_id": h100, "accelerator": "NVIDIA H100 80GB HBM3"},
+                {"system_id": h200, "accelerator": "NVIDIA H200"},
+            ],
+            "speedups": [
+                row(h100, "NVIDIA H100 80GB HBM3", 1, "ssd", 0.7),
+                row(h100, "NVIDIA H100 80GB HBM3", 1, "ncf", 0.75),
+                row(h100, "NVIDIA H100 80GB HBM3", 1, "resnet", 1.2),
+                # four H200s, and one H200 of another host: no comparison of models
+                row(h200_x4, "NVIDIA H200", 4, "ssd", 1.6),
+                row("v0.5/h200-x4/vm_1xh200_bf16_default", "NVIDIA H200", 1, "ssd", 1.0),
+            ],
+        }
+    )
+    (finding,) = (f.sentence for f in _system_findings(data))  # type: ignore[arg-type]
+    assert finding.startswith(
+        "**NVIDIA H100 80GB HBM3** against **NVIDIA H200** in bf16 on 1 accelerator: "
+        "h100-x1/vm\\_1xh100\\_bf16\\_default trains **0.75x** as fast as "
+        "h200-x1/vm\\_1xh200\\_bf16\\_default, the median of 3 benchmarks, from 0.7x"
+    )
+    assert finding.endswith(
+        "to 1.2x (Image classification \\(ResNet-50\\)); 2 of 3 outside the noise."
+    )
 
 
 def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> None:

@@ -118,6 +118,12 @@ def on_nodes(nodes: int | None) -> str:
     return _on(nodes, "node")
 
 
+def host_system(system_id: str | None) -> str | None:
+    """A system id less its round, '<submitter>/<system>': local systems of two hosts can
+    share a name."""
+    return system_id.split("/", 1)[-1] if system_id else None
+
+
 def on_accelerators(count: int | None) -> str:
     """' on 1 accelerator', ' on 4 accelerators', or '' where the count is not known."""
     return _on(count, "accelerator")

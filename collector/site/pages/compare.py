@@ -9,13 +9,28 @@ from collector.published import qualifiers
 from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
-from collector.site.pages.common import Row, by_evidence, chart_ref, evidence_order, kind, num
-from collector.site.pages.observations import MEASURED_BY, Observation, against, observations
+from collector.site.pages.common import (
+    Row,
+    by_evidence,
+    chart_ref,
+    evidence_order,
+    host_system,
+    kind,
+    num,
+)
+from collector.site.pages.observations import (
+    MEASURED_BY,
+    MEASURES,
+    Observation,
+    against,
+    observations,
+)
 
 TOPICS = (
     ("Scaling efficiency", "scaling", "scaling", "efficiency, % of linear"),
     ("Mixed precision", "precision_gain", "precision", "speedup over FP32, x"),
     ("Interconnect", "interconnect_delta", "interconnect", "slower without NVLink, %"),
+    ("Against a baseline system", "speedups", "systems", "speedup over the baseline system, x"),
     ("Cost and energy", "cost_energy", None, ""),
 )
 # Columns shown for a topic's table, what is compared and the answer first (the Data page has
@@ -36,6 +51,11 @@ SHOWN = {
         "gain_ci_low", "gain_ci_high", "within_noise", "confounders", "systems",
         "baseline_systems", "runs", "baseline_runs", "round", "qualifiers",
     ),
+    "speedups": (
+        "benchmark", "system_id", "accelerator", "accelerators", "precision", "interconnect",
+        "baseline_system_id", "speedup", "speedup_ci_low", "speedup_ci_high", "within_noise",
+        "minutes", "baseline_minutes", "runs", "baseline_runs", "round", "qualifiers",
+    ),
     "cost_energy": (
         "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
         "accelerator_hours", "energy_at_tdp_kwh", "energy_measured_kwh",
@@ -48,6 +68,11 @@ SHOWN = {
 NOTES = {
     "scaling": " Strong scaling compares times to train, weak scaling the throughput of runs"
     " whose batch grows with the accelerators.",
+    "speedups": " Each row is the baseline system's time to train over the row's (above 1: faster"
+    " than the baseline), for the same benchmark and precision within one source, round and"
+    " division; `collector/queries/baselines.yml` names the baseline systems. Rows of the"
+    " baseline's own count and precision compare accelerator models (and, for local runs, the"
+    " same code on two machines).",
     "cost_energy": " cost_usd is accelerator_hours times the rate per accelerator-hour in"
     " `runs/prices.csv` (or `$COLLECTOR_PRICES`); a price_label of `example` marks an example"
     " rate shipped with collector, not a quoted price: put your own rates in that file."
@@ -102,9 +127,11 @@ def _topic(
             title,
             intro=Markup(f"Not measured yet: the `{table}` table is not defined in this version."),
         )
-    rows = data.rows(table)
+    rows = MEASURES[measure].rows(data) if measure else data.rows(table)
     if not rows:
-        return Section(title, intro=Markup(f"The `{table}` table has no rows for this store."))
+        return Section(
+            title, intro=Markup(f"The `{table}` table has no rows for this in this store.")
+        )
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN.get(table, tuple(rows[0]))
     head = tuple(_heading(c, units.get(c)) for c in cols)
@@ -162,13 +189,17 @@ def _heading(column: str, unit: str | None) -> str:
 def _label(o: Observation) -> str:
     """Benchmark · system · accelerators, how it was measured (time to train or throughput)
     and, for scaling, against what count where that is not one accelerator."""
+    system = o.row.get("system")
+    if o.measure == "systems":  # two hosts may name their systems alike: say whose
+        system = host_system(o.row.get("system_id")) or system
     parts = (
         o.benchmark,
-        o.row.get("system"),
+        system,
         o.accelerators,
         o.row.get("precision") if o.measure == "interconnect" else None,  # pools, not systems
         MEASURED_BY.get(o.row.get("kind") or ""),
-        against(o.row),
+        # a system baseline is named (baselines.yml), whatever its accelerator count
+        f"vs {o.row.get('baseline')}" if o.measure == "systems" else against(o.row),
     )
     return " · ".join(str(part) for part in parts if part not in (None, ""))
 

@@ -12,6 +12,7 @@ from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import (
     benchmark_page,
     evidence_order,
+    host_system,
     interval,
     num,
     on_accelerators,
@@ -64,6 +65,7 @@ def page(data: SiteData) -> HomePage:
                 )
     findings += _scaling_findings(data)
     findings += _interconnect_findings(data) + _precision_findings(data)
+    findings += _system_findings(data)
     for g in round_gains(data):
         findings.append(
             Finding(
@@ -216,6 +218,48 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                 ),
                 "compare.md#mixed-precision",
                 o.kind,
+            )
+        )
+    return out
+
+
+def _system_findings(data: SiteData) -> list[Finding]:
+    """Per system measured against a named baseline system of another accelerator model, at
+    the baseline's accelerator count: its speedup over the baseline across benchmarks (the
+    median, the two extremes and how many lie outside the noise)."""
+    models = {r["system_id"]: r.get("accelerator") for r in data.rows("configurations")}
+    groups: dict[tuple[str, str, str], list[Observation]] = {}
+    for o in observations(data, "systems"):
+        r = o.row
+        model = models.get(r.get("baseline_system_id"))
+        if r.get("accelerators") != r.get("baseline_accelerators") or model in (
+            None,
+            r.get("accelerator"),
+        ):
+            continue  # more accelerators, or the same model: not a comparison of models
+        groups.setdefault((o.kind, r["system_id"], r["baseline"]), []).append(o)
+    out = []
+    for (evidence, _system, _baseline), found in sorted(
+        groups.items(), key=lambda i: (evidence_order(i[0][0]), i[0])
+    ):
+        o = median(found)
+        least, most = (f(found, key=lambda x: x.value) for f in (min, max))
+        clear = sum(1 for x in found if not x.row.get("within_noise"))
+        base = o.row["baseline_system_id"]
+        out.append(
+            Finding(
+                Markup(
+                    f"**{md(o.row['accelerator'])}** against **{md(models[base])}**{_in(o)}"
+                    f"{on_accelerators(o.accelerators)}: "
+                    f"{md(host_system(o.row['system_id']))} trains "
+                    f"**{num(o.value)}x** as fast as {md(host_system(base))}, the median of "
+                    f"{len(found)} benchmarks, from {num(least.value)}x "
+                    f"({md(settings().benchmark(least.benchmark).title)}) to {num(most.value)}x "
+                    f"({md(settings().benchmark(most.benchmark).title)}); {clear} of "
+                    f"{len(found)} outside the noise."
+                ),
+                "compare.md#against-a-baseline-system",
+                evidence,
             )
         )
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from collector.site.config import AdviceRule, settings
@@ -19,13 +20,19 @@ from collector.site.pages.common import (
 @dataclass(frozen=True)
 class Measure:
     """Where a measure lives: its table, its value column and the interval's columns; with
-    ``percent_over_one`` a ratio is shown as percent above one ((ratio - 1) x 100)."""
+    ``percent_over_one`` a ratio is shown as percent above one ((ratio - 1) x 100); ``keeps``
+    picks the table's rows that the measure reads (all where None)."""
 
     table: str
     value: str
     low: str
     high: str
     percent_over_one: bool = False
+    keeps: Callable[[Row], bool] | None = None
+
+    def rows(self, data: SiteData) -> list[Row]:
+        """The rows of the measure's table that it reads."""
+        return [r for r in data.rows(self.table) if self.keeps is None or self.keeps(r)]
 
     def read(self, row: Row, column: str) -> float | None:
         """The column of `row` in the measure's unit, or None where it is not a number."""
@@ -43,6 +50,14 @@ MEASURES = {
     # interconnect_delta's gain is time without NVLink / time with it: shown as percent slower
     "interconnect": Measure(
         "interconnect_delta", "gain", "gain_ci_low", "gain_ci_high", percent_over_one=True
+    ),
+    # one system against another (baselines.yml names them): baseline time / time
+    "systems": Measure(
+        "speedups",
+        "speedup",
+        "speedup_ci_low",
+        "speedup_ci_high",
+        keeps=lambda r: r.get("baseline_kind") == "system",
     ),
 }
 # How a row was measured, by its kind: strong scaling and time gains from time to train, weak
@@ -100,7 +115,7 @@ def observations(data: SiteData, measure: str) -> list[Observation]:
     """Every row of the measure's table that states a value, as observations."""
     m = MEASURES[measure]
     out = []
-    for row in data.rows(m.table):
+    for row in m.rows(data):
         value = m.read(row, m.value)
         if value is None or not row.get("benchmark") or not is_point(row):
             continue
