@@ -412,6 +412,32 @@ def test_home_compares_accelerator_models_against_the_baseline_system() -> None:
     )
 
 
+def test_home_precision_gain_names_the_systems_of_two_hosts() -> None:
+    from collector.site.pages.home import _precision_findings
+
+    def gain(host: str, value: float) -> dict:
+        return {
+            "benchmark": "ssd",
+            "source": "local",
+            "scale": "small",
+            "kind": "time",
+            "accelerators": 1,
+            "precision": "bf16",
+            "system": "vm_1xgpu_bf16_default",
+            "system_id": f"v0.5/{host}/vm_1xgpu_bf16_default",
+            "gain": value,
+        }
+
+    data = Tables({"precision_gain": [gain("h100-x1", 3.7), gain("h200-x4", 4.6)]})
+    (finding,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
+    assert "trains **3.7x** as fast as FP32 on 1 accelerator(s) in time to train on h100-x1/" in (
+        finding
+    )
+    assert finding.endswith(
+        "The other configuration at that count: h200-x4/vm\\_1xgpu\\_bf16\\_default 4.6x."
+    )
+
+
 def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> None:
     """Two precisions measured at the same count: the finding states one, naming its
     precision, and says what the other gave; a lone configuration gets no such sentence."""

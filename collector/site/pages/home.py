@@ -180,14 +180,18 @@ def _others(found: list[Observation], chosen: Observation) -> str:
         (o for o in found if o is not chosen),
         key=lambda o: (str(o.row.get("precision") or ""), o.value),
     )
+    unit = "x" if chosen.measure == "precision" else "%"
+    by_precision = len({o.row.get("precision") for o in found}) > 1
+    by_system = not by_precision and len({_system(o) for o in found}) == len(found)
     said = []
     for o in rest:
         size, _, _, way = o.reading()
-        precision = o.row.get("precision")
-        label = f"{md(precision)} " if precision else ""
+        # named by its precision, else by its system where the systems tell them apart
+        name = o.row.get("precision") if by_precision else _system(o) if by_system else None
+        label = f"{md(name)} " if name else ""
         # as the finding itself says it: a change whose interval holds none is no change
-        noise = " (within noise)" if way and o.row.get("within_noise") else ""
-        said.append(f"{label}{num(size)}% {way}".rstrip() + noise)
+        noise = " (within noise)" if o.row.get("within_noise") and (way or unit == "x") else ""
+        said.append(f"{label}{num(size)}{unit} {way}".rstrip() + noise)
     if len(rest) == 1:
         return f" The other configuration at that count: {said[0]}."
     if rest:
@@ -197,6 +201,14 @@ def _others(found: list[Observation], chosen: Observation) -> str:
     return ""
 
 
+def _system(o: Observation) -> str | None:
+    """The system an observation was measured on: a local one with its host (two hosts can
+    name their systems alike)."""
+    if o.row.get("source") == "local":
+        return host_system(o.row.get("system_id"))
+    return o.row.get("system")
+
+
 def _precision_findings(data: SiteData) -> list[Finding]:
     """Per benchmark and kind of evidence: the mixed-precision gain over FP32 at the fewest
     accelerators measured, from time to train where it was measured so."""
@@ -204,8 +216,10 @@ def _precision_findings(data: SiteData) -> list[Finding]:
     for found in _grouped(observations(data, "precision")):
         timed = [o for o in found if o.row.get("kind") != "throughput"] or found
         fewest = min(o.accelerators or 0 for o in timed)
-        o = median([o for o in timed if (o.accelerators or 0) == fewest])
+        at_fewest = [o for o in timed if (o.accelerators or 0) == fewest]
+        o = median(at_fewest)
         how = MEASURED_BY.get(o.row.get("kind") or "")
+        system = _system(o) if len(at_fewest) > 1 else None
         out.append(
             Finding(
                 Markup(
@@ -214,7 +228,8 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                     f"as FP32{', within noise,' if o.row.get('within_noise') else ''}"
                     f"{f' on {o.accelerators} accelerator(s)' if o.accelerators else ''}"
                     f"{f' in {how}' if how else ''}"
-                    f"{_interval(o.low, o.high, 'x')}."
+                    f"{_interval(o.low, o.high, 'x')}{f' on {md(system)}' if system else ''}."
+                    + _others(at_fewest, o)
                 ),
                 "compare.md#mixed-precision",
                 o.kind,
