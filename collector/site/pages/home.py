@@ -180,7 +180,7 @@ def _others(found: list[Observation], chosen: Observation) -> str:
         (o for o in found if o is not chosen),
         key=lambda o: (str(o.row.get("precision") or ""), o.value),
     )
-    unit = "x" if chosen.measure == "precision" else "%"
+    unit = chosen.unit
     by_precision = len({o.row.get("precision") for o in found}) > 1
     by_system = not by_precision and len({_system(o) for o in found}) == len(found)
     said = []

@@ -90,6 +90,11 @@ class Observation:
     kind: str
     row: Row
 
+    @property
+    def unit(self) -> str:
+        """How its value is stated: 'x' for a mixed-precision gain (a ratio), '%' else."""
+        return "x" if self.measure == "precision" else "%"
+
     def reading(self) -> tuple[float, float | None, float | None, str]:
         """(size, low, high, way) as the pages state it: an interconnect observation the way it
         went, its size positive and the way 'slower' or 'faster' without NVLink; any other
@@ -230,9 +235,8 @@ def _rule(rules: tuple[AdviceRule, ...], value: float | None) -> AdviceRule | No
 def _stated_value(o: Observation) -> str:
     """'92.4% slower (gnmt, 4, bf16)': an observation as a line of advice quotes it."""
     size, _, _, way = o.reading()
-    unit = "x" if o.measure == "precision" else "%"
     where = ", ".join(str(v) for v in (o.benchmark, o.accelerators, o.row.get("precision")) if v)
-    return f"{_fmt(size)}{unit} {way}".rstrip() + f" ({where})"
+    return f"{_fmt(size)}{o.unit} {way}".rstrip() + f" ({where})"
 
 
 def _which(chosen: Observation, measure: str, among: int) -> str:
