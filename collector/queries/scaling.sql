@@ -12,19 +12,21 @@ WITH configs AS (
     WHERE accelerators > 0
 ),
 measured AS (
-    SELECT *, 'strong' AS kind, 'minutes' AS measure, minutes AS value
+    SELECT *, 'strong' AS kind, 'minutes' AS measure, minutes AS value, runs AS n
     FROM configs WHERE minutes IS NOT NULL
     UNION ALL
-    SELECT *, 'weak', 'throughput', throughput_samples_per_s
+    SELECT *, 'weak', 'throughput', throughput_samples_per_s, throughput_runs
     FROM configs WHERE throughput_samples_per_s IS NOT NULL
 ),
 base AS (
-    -- the family's smallest count; ties broken by system id, batch size and configuration id
+    -- the family's smallest count; of several configurations, the one with most runs, then
+    -- the lowest system id, batch size and configuration id (speedups' rule for its family
+    -- baselines, so that the two tables pair the same configurations)
     SELECT m.*
     FROM (
         SELECT
             family_id, kind,
-            min_by(config_id, (accelerators, system_id IS NULL, coalesce(system_id, ''),
+            min_by(config_id, (accelerators, -n, system_id IS NULL, coalesce(system_id, ''),
                                batch_size IS NOT NULL, coalesce(batch_size, ''), config_id))
                 AS config_id
         FROM measured
@@ -47,16 +49,27 @@ pairs AS (
              OR abs(try_cast(m.batch_size AS DOUBLE) / try_cast(b.batch_size AS DOUBLE)
                     - m.accelerators / b.accelerators) < 0.01 * m.accelerators / b.accelerators)
 ),
+known AS (
+    -- the time ratios speedups has already resampled: the same two configurations give the
+    -- same interval (1-accelerator baselines of the row's own precision, chosen by one rule)
+    SELECT DISTINCT
+        config_id, baseline_config_id,
+        {'low': speedup_ci_low, 'high': speedup_ci_high} AS ci
+    FROM speedups
+),
 boot AS (
     -- strong: baseline time / time; weak: throughput / baseline throughput (one call for
     -- both kinds, so the interval function gets whole batches of pairs)
     SELECT
         p.config_id, p.kind,
-        bootstrap_ratio(
+        CASE WHEN k.config_id IS NOT NULL THEN k.ci ELSE bootstrap_ratio(
             CASE p.kind WHEN 'strong' THEN y.minutes ELSE x.throughput_samples_per_s END,
             CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END
-        ) AS ci
+        ) END AS ci
     FROM pairs AS p
+    LEFT JOIN known AS k
+        ON p.kind = 'strong' AND k.config_id = p.config_id
+        AND k.baseline_config_id = p.baseline_config_id
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
 ),

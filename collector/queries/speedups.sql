@@ -10,11 +10,13 @@ WITH configs AS (
 ),
 family_bases AS (
     -- per family, count and precision the two configurations that can be a baseline (most
-    -- runs, then lowest id): a configuration never is its own baseline, so the second one
-    -- stands in for the first
+    -- runs, then the lowest system id, batch size and configuration id: scaling's rule): a
+    -- configuration never is its own baseline, so the second one stands in for the first
     SELECT
         family_id, accelerators, precision,
-        min_by(config_id, (-runs, config_id), 2) AS bases
+        min_by(config_id, (-runs, system_id IS NULL, coalesce(system_id, ''),
+                           batch_size IS NOT NULL, coalesce(batch_size, ''), config_id), 2)
+            AS bases
     FROM configs
     GROUP BY family_id, accelerators, precision
 ),
@@ -75,7 +77,8 @@ SELECT
     boot.ci.low AS speedup_ci_low, boot.ci.high AS speedup_ci_high,
     boot.ci.low <= 1 AND boot.ci.high >= 1 AS within_noise,
     (base.source = c.source AND base.round = c.round
-     AND base.division IS NOT DISTINCT FROM c.division) AS comparable, c.qualifiers
+     AND base.division IS NOT DISTINCT FROM c.division) AS comparable, c.qualifiers,
+    p.config_id, p.baseline_config_id
 FROM candidates AS p
 JOIN configs AS c ON c.config_id = p.config_id
 JOIN configs AS base ON base.config_id = p.baseline_config_id

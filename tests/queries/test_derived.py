@@ -146,6 +146,14 @@ def _speedups():
     return runs
 
 
+def _baselines():
+    """Two 1-accelerator systems of one family: the one with fewer runs sorts first by name."""
+    runs = [run("few", 1, 100.0 + i, i) for i in range(3)]
+    runs += [run("many", 1, 96.0 + 2 * i, i) for i in range(5)]
+    runs += [run("big", 4, 30.0 + i, i) for i in range(4)]
+    return runs
+
+
 def _deadlines():
     runs = [run("big", 8, 100.0, i) for i in range(3)]
     runs += [run("small", 2, 200.0, i) for i in range(3)]
@@ -168,6 +176,7 @@ SCENARIOS = {
     "interconnect": _interconnect,
     "p2p": _p2p,
     "speedups": _speedups,
+    "baselines": _baselines,
     "deadlines": _deadlines,
     "cost": _cost,
 }
@@ -293,6 +302,22 @@ def test_speedups_name_their_baseline(shared):
     assert got["1x-fp32"]["speedup"] == pytest.approx(2.0)
     assert got["1x-fp32"]["speedup_ci_low"] == 2.0 == got["1x-fp32"]["speedup_ci_high"]
     assert got["1x-fp32"]["baseline_precision"] == "fp32" and got["1x-fp32"]["comparable"]
+
+
+def test_scaling_and_speedups_share_their_baseline_and_interval(shared):
+    """Of two 1-accelerator configurations, the one with more runs is the baseline of both
+    tables, and the strong-scaling row has the interval of the speedup of the same pair."""
+    (strong,) = rows(shared, "scaling", "baselines", "kind = 'strong'")
+    assert strong["baseline_system_id"] == "baselines/lab/many"
+    assert strong["baseline_runs"] == 5
+    got = rows(shared, "speedups", "baselines", "system = 'big'")
+    assert {r["baseline"] for r in got} == {"1x-fp32", "1x-same-precision"}
+    for row in got:
+        assert row["baseline_system_id"] == "baselines/lab/many"
+        assert row["speedup"] == pytest.approx(strong["speedup"])
+        ends = (row["speedup_ci_low"], row["speedup_ci_high"])
+        assert ends == (strong["speedup_ci_low"], strong["speedup_ci_high"])
+    assert strong["speedup_ci_low"] < strong["speedup"] < strong["speedup_ci_high"]
 
 
 def test_deadline_fit_ranks_fewest_accelerators_first(shared):
