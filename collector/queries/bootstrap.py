@@ -10,9 +10,12 @@ row b holds the multinomial counts / n of n positions drawn uniformly with repla
 ``Generator(PCG64([seed, n, side])).integers(0, n, (resamples, n))``, side 0 for a numerator
 (or a mean) and 1 for a denominator. The resampled means of every group of n values are then
 one matrix product X @ W.T, and the two sides of a ratio are drawn independently. A group of
-more than LARGE_GROUP values (a pool of many systems' runs) draws its resamples x n positions
-with large_draws from the same PCG64([seed, n, side]), 32 bits a position (about a third
-cheaper than 64-bit bounded integers), and averages the values at them. The interval
+more than LARGE_GROUP values (a pool of many systems' runs) averages the values at positions
+u * n >> 32 of 32-bit uniform words u (large_positions): those of row b of a matrix of words
+kept per side for resample b, its first n columns (column block k of KEPT_BLOCK columns is the
+output of PCG64([seed, side, k, 1]), drawn once and kept; two large groups of one side thus
+share their words, never the two sides of a ratio), or above KEPT_WIDTH values, words drawn
+from PCG64([seed, n, side]) in turn (the memory kept stays bounded). The interval
 is the lo-th and hi-th smallest of the resampled statistics (1-based), lo = max(1,
 ceil(resamples * (1 - level) / 2)) and hi = ceil(resamples * (1 + level) / 2): the 25th and
 975th of 1000 at level 0.95. The draws depend only on the seed and the group size, so the same
@@ -71,7 +74,10 @@ from collector.queries import parameters
 CHUNK_ROWS = 1024  # rows resampled at a time by one thread: a call of 2048 rows (a DuckDB
 # vector) makes two even tasks, one per thread, and each task has long runs of one group size
 LARGE_GROUP = 64  # above this many values a group gathers its draws instead of caching W
-DRAW_BLOCK = 1 << 16  # draws generated at a time for a large group
+DRAW_BLOCK = 1 << 16  # positions gathered at a time for a large group
+KEPT_BLOCK = 1024  # columns of a side's kept words drawn at a time (from a stream of their own)
+KEPT_WIDTH = 8192  # groups of up to this many values take their words from the kept ones (32
+# MB a side at most, for 1000 resamples); larger groups draw theirs
 SORT_WIDTH = 256  # numpy sorts rows of up to 256 32-bit numbers in about a quarter of the time
 # of rows of 1000 (and partitions them no faster)
 PRODUCT_ROWS = 16  # rows of one matrix product, fewer where its size would pass PRODUCT_SIZE
@@ -164,16 +170,19 @@ def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return out, sizes, shift[:, 0]
 
 
-def large_draws(bits: np.random.PCG64, n: int, count: int) -> np.ndarray:
-    """The next `count` positions in [0, n) drawn for a group of n > LARGE_GROUP values. Each
-    64-bit output of `bits` gives two 32-bit words u, in memory order (the low half first on
-    little-endian machines), and u gives the position u * n >> 32: Lemire's multiply-shift
-    without its rejection step, so no position is likelier than another by more than
-    n / 2**32 (a millionth for four thousand values)."""
-    words = bits.random_raw(-(-count // 2)).view(np.uint32)[:count]
+def large_positions(words: np.ndarray, n: int) -> np.ndarray:
+    """The positions in [0, n) that 32-bit uniform words give a group of n > LARGE_GROUP
+    values: u * n >> 32, Lemire's multiply-shift without its rejection step, so no position is
+    likelier than another by more than n / 2**32 (a millionth for four thousand values)."""
     positions = np.multiply(words, np.uint64(n), dtype=np.uint64)
     positions >>= np.uint64(32)
     return positions.view(np.int64)
+
+
+def large_words(bits: np.random.PCG64, count: int) -> np.ndarray:
+    """The next `count` 32-bit words of `bits`: each 64-bit output gives two, in memory order
+    (the low half first on little-endian machines)."""
+    return bits.random_raw(-(-count // 2)).view(np.uint32)[:count]
 
 
 class Bootstrap:
@@ -194,6 +203,8 @@ class Bootstrap:
         self._candidate_weights: Callable[[int], np.ndarray] = lru_cache(maxsize=64)(
             lambda n: _frozen(self._weights(n, 0, False)[:, np.concatenate(self.candidates(n))])
         )
+        self._kept: dict[int, np.ndarray] = {}  # by side: resamples x width words
+        self._keeping = threading.Lock()
 
     def _bits(self, n: int, side: int) -> np.random.PCG64:
         """The random stream of the groups of n values on one side."""
@@ -239,15 +250,43 @@ class Bootstrap:
         behind = np.bitwise_count(never_below).sum(axis=1) - drawn_before
         return np.flatnonzero(ahead <= self.lo), np.flatnonzero(behind <= self.top)
 
+    def _words(self, side: int, n: int) -> np.ndarray:
+        """The kept words of one side, resamples x (at least n), grown by blocks of KEPT_BLOCK
+        columns as larger groups come (each block from its own stream, so the words do not
+        depend on the order in which groups came)."""
+        held = self._kept.get(side)
+        if held is not None and held.shape[1] >= n:
+            return held
+        with self._keeping:
+            held = self._kept.get(side)
+            width = 0 if held is None else held.shape[1]
+            if width >= n:
+                return held
+            blocks = -(-n // KEPT_BLOCK)
+            grown = np.empty((self.resamples, blocks * KEPT_BLOCK), dtype=np.uint32)
+            if held is not None:
+                grown[:, :width] = held
+            for k in range(width // KEPT_BLOCK, blocks):
+                bits = np.random.PCG64([self.seed, side, k, 1])
+                words = large_words(bits, self.resamples * KEPT_BLOCK)
+                grown[:, k * KEPT_BLOCK : (k + 1) * KEPT_BLOCK] = words.reshape(self.resamples, -1)
+            self._kept[side] = grown
+            return grown
+
     def _large(self, values: np.ndarray, side: int, out: np.ndarray) -> None:
-        """out = resampled means of one large group, its draws gathered block by block."""
+        """out = resampled means of one large group, its values gathered block by block."""
         n = values.size
-        bits = self._bits(n, side)
+        kept = self._words(side, n) if n <= KEPT_WIDTH else None
+        bits = self._bits(n, side) if kept is None else None
         step = max(2, DRAW_BLOCK // n & ~1)  # even: no block leaves half a 64-bit output
         for start in range(0, self.resamples, step):
             stop = min(self.resamples, start + step)
-            drawn = values[large_draws(bits, n, (stop - start) * n)]
-            np.add.reduce(drawn.reshape(stop - start, n), axis=1, out=out[start:stop])
+            if bits is None:
+                words = kept[start:stop, :n]
+            else:
+                words = large_words(bits, (stop - start) * n).reshape(stop - start, n)
+            drawn = values[large_positions(words, n)]
+            np.add.reduce(drawn, axis=1, out=out[start:stop])
         out /= n  # the means, as .mean() would give them (without its overhead per block)
 
     def _resample(

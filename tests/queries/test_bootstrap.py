@@ -31,17 +31,34 @@ def one(sql: str) -> dict | None:
         con.close()
 
 
+def split_words(raw: np.ndarray) -> list[int]:
+    """32-bit words of 64-bit outputs, the low half first."""
+    return [int(w) for x in raw for w in (x & 0xFFFFFFFF, x >> 32)]
+
+
 def reference_means(values: np.ndarray, seed: int, resamples: int, side: int) -> np.ndarray:
     """The documented draws, written out: n positions with replacement per resample, as
-    bounded integers, or for a large group as the multiply-shift of 32-bit words."""
+    bounded integers, or for a large group as the multiply-shift of 32-bit words: the side's
+    kept words (column blocks from their own streams) up to KEPT_WIDTH values, else words
+    drawn in turn from the group's stream."""
     n = values.size
     bits = np.random.PCG64([seed, n, side])
     if n <= bootstrap.LARGE_GROUP:
         draws = np.random.Generator(bits).integers(0, n, (resamples, n))
+        return values[draws].mean(axis=1)
+    if n <= bootstrap.KEPT_WIDTH:
+        width = bootstrap.KEPT_BLOCK
+        blocks = [
+            np.array(
+                split_words(np.random.PCG64([seed, side, k, 1]).random_raw(resamples * width // 2))
+            ).reshape(resamples, width)
+            for k in range(-(-n // width))
+        ]
+        words = np.hstack(blocks)[:, :n]
     else:
-        words = [w for x in bits.random_raw(resamples * n) for w in (x & 0xFFFFFFFF, x >> 32)]
-        draws = np.array([w * n >> 32 for w in words[: resamples * n]]).reshape(resamples, n)
-    return values[draws].mean(axis=1)
+        words = np.array(split_words(bits.random_raw(resamples * n))[: resamples * n])
+        words = words.reshape(resamples, n)
+    return values[words * n >> 32].mean(axis=1)
 
 
 def test_nearest_ranks():
@@ -51,10 +68,10 @@ def test_nearest_ranks():
     assert bootstrap.ranks(10, 0.99) == (1, 10)
 
 
-@pytest.mark.parametrize("n", [2, 7, bootstrap.LARGE_GROUP + 37])
+@pytest.mark.parametrize("n", [2, 7, bootstrap.LARGE_GROUP + 37, bootstrap.KEPT_WIDTH + 5])
 def test_mean_interval_is_the_documented_percentile_bootstrap(n):
-    """Both paths (cached weight matrix, gathered draws) give the nearest-rank percentiles of
-    the resampled means drawn from PCG64([seed, n, 0])."""
+    """Every path (cached weight matrix, kept words, words drawn in turn) gives the
+    nearest-rank percentiles of the resampled means of the documented draws."""
     values = np.random.default_rng(n).lognormal(3, 0.2, n)
     boot = bootstrap.Bootstrap(seed=7, resamples=200, level=0.9)
     low, high = boot.mean_interval(np.array([0]), np.array([n]), values)
@@ -125,6 +142,20 @@ def test_large_group_draws_do_not_depend_on_the_block_size(monkeypatch):
     monkeypatch.setattr(bootstrap, "DRAW_BLOCK", 3 * n)  # blocks of two resamples
     blocks = boot.mean_interval(np.array([0]), np.array([n]), values)
     np.testing.assert_array_equal(blocks, whole)
+
+
+def test_kept_words_do_not_depend_on_the_groups_before():
+    """A side's kept words grow block by block with the groups that come; a large group gets
+    the same interval whether a smaller one came before it or not."""
+    n = bootstrap.KEPT_BLOCK + 300
+    values = np.random.default_rng(2).lognormal(3, 0.2, n)
+    fresh = bootstrap.Bootstrap(seed=7, resamples=200, level=0.9)
+    grown = bootstrap.Bootstrap(seed=7, resamples=200, level=0.9)
+    grown.mean_interval(np.array([0]), np.array([100]), values[:100])
+    assert grown._kept[0].shape[1] == bootstrap.KEPT_BLOCK
+    got = grown.mean_interval(np.array([0]), np.array([n]), values)
+    assert grown._kept[0].shape[1] == 2 * bootstrap.KEPT_BLOCK
+    np.testing.assert_array_equal(got, fresh.mean_interval(np.array([0]), np.array([n]), values))
 
 
 def test_ratio_resamples_the_two_sides_independently():
