@@ -3,43 +3,66 @@
 -- and division. Runs of all systems of a side are pooled; the rows name the systems and say
 -- what else differs between the sides (confounders). Gains a study states against PCIe are
 -- added as kind 'published'.
-WITH pools AS (
-    -- the configurations of a pool, their runs pooled (sorted by value, as in samples)
-    SELECT
-        c.pool_id, any_value(c.source) AS source, any_value(c.round) AS round,
-        any_value(c.division) AS division, any_value(c.benchmark) AS benchmark,
-        any_value(c.chip) AS chip, any_value(c.accelerators) AS accelerators,
-        any_value(c.framework) AS framework, any_value(c.precision) AS precision,
-        any_value(c.scale) AS scale, any_value(c.interconnect) AS interconnect,
-        string_agg(DISTINCT c.system, ', ' ORDER BY c.system) AS systems,
-        -- a local run's submitter is the host it ran on (runs/local/<host>/)
-        string_agg(DISTINCT c.submitter, ', ' ORDER BY c.submitter) AS submitters,
-        string_agg(DISTINCT c.accelerator, ', ' ORDER BY c.accelerator) AS accelerator_models,
-        min(c.nodes) AS nodes_min, max(c.nodes) AS nodes_max, sum(c.runs) AS runs,
-        list_sort(flatten(list(s.minutes))) AS samples,
-        -- the mean over the ordered list: the same sum order on any number of threads
-        list_avg(samples) AS minutes,
-        hash(any_value(c.source), any_value(c.round), any_value(c.division),
-             any_value(c.benchmark), any_value(c.chip), any_value(c.accelerators),
-             any_value(c.framework), any_value(c.precision), any_value(c.scale)) AS match_id
-    FROM configurations AS c
-    JOIN samples AS s USING (config_id)
-    WHERE c.minutes IS NOT NULL AND c.chip IS NOT NULL AND c.accelerators > 1
-        AND c.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
-    GROUP BY c.pool_id
+WITH members AS (
+    -- the configurations that can be pooled
+    SELECT *
+    FROM configurations
+    WHERE minutes IS NOT NULL AND chip IS NOT NULL AND accelerators > 1
+        AND interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
 ),
-pairs AS (
+pools AS (
     SELECT
-        f.*, s.pool_id AS baseline_pool_id, s.interconnect AS baseline_interconnect,
-        s.systems AS baseline_systems, s.submitters AS baseline_submitters,
-        s.accelerator_models AS baseline_accelerator_models,
-        s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
-        s.runs AS baseline_runs, s.minutes AS baseline_minutes, s.minutes / f.minutes AS gain,
-        bootstrap_ratio(s.samples, f.samples) AS ci
+        pool_id, any_value(source) AS source, any_value(round) AS round,
+        any_value(division) AS division, any_value(benchmark) AS benchmark,
+        any_value(chip) AS chip, any_value(accelerators) AS accelerators,
+        any_value(framework) AS framework, any_value(precision) AS precision,
+        any_value(scale) AS scale, any_value(interconnect) AS interconnect,
+        string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
+        -- a local run's submitter is the host it ran on (runs/local/<host>/)
+        string_agg(DISTINCT submitter, ', ' ORDER BY submitter) AS submitters,
+        string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
+        min(nodes) AS nodes_min, max(nodes) AS nodes_max, sum(runs) AS runs,
+        hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
+             any_value(chip), any_value(accelerators), any_value(framework),
+             any_value(precision), any_value(scale)) AS match_id
+    FROM members
+    GROUP BY pool_id
+),
+matches AS (
+    SELECT f.pool_id, s.pool_id AS baseline_pool_id
     FROM pools AS f
     JOIN pools AS s ON s.match_id = f.match_id
     WHERE f.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge')
         AND s.interconnect IN ('pcie', 'no-p2p')
+),
+pooled AS (
+    -- the runs of each pool that meets one of the other side, sorted by value (as in samples;
+    -- the other pools are never resampled), and their mean over the ordered list: the same
+    -- sum order on any number of threads
+    SELECT pool_id, samples, list_avg(samples) AS minutes
+    FROM (
+        SELECT m.pool_id, list_sort(flatten(list(s.minutes))) AS samples
+        FROM members AS m
+        JOIN samples AS s USING (config_id)
+        WHERE m.pool_id IN (
+            SELECT pool_id FROM matches UNION SELECT baseline_pool_id FROM matches)
+        GROUP BY m.pool_id
+    )
+),
+pairs AS (
+    SELECT
+        f.*, fp.minutes, s.pool_id AS baseline_pool_id,
+        s.interconnect AS baseline_interconnect, s.systems AS baseline_systems,
+        s.submitters AS baseline_submitters,
+        s.accelerator_models AS baseline_accelerator_models,
+        s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
+        s.runs AS baseline_runs, sp.minutes AS baseline_minutes, sp.minutes / fp.minutes AS gain,
+        bootstrap_ratio(sp.samples, fp.samples) AS ci
+    FROM matches AS m
+    JOIN pools AS f ON f.pool_id = m.pool_id
+    JOIN pools AS s ON s.pool_id = m.baseline_pool_id
+    JOIN pooled AS fp ON fp.pool_id = m.pool_id
+    JOIN pooled AS sp ON sp.pool_id = m.baseline_pool_id
 ),
 stated AS (
     SELECT
