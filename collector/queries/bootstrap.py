@@ -157,17 +157,22 @@ def _runs(keys: np.ndarray) -> list[tuple[int, int]]:
 def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The groups at `rows` (each of at least one value) as a float32 matrix, one row each:
     its smallest value m, then its values less m, then zeros (and PRODUCT_ROWS rows of zeros
-    after the last); with the groups' sizes and their m in double precision."""
+    after the last); with the groups' sizes and their m in double precision. The values are
+    gathered column by column (the j-th value of every group at once), so that the smallest
+    of each group is a reduction over the few columns rather than along each short row."""
     offsets, lengths, values = groups
     sizes = lengths[rows]
-    columns = np.arange(int(sizes.max()))
-    inside = columns < sizes[:, None]
-    block = values[np.where(inside, offsets[rows][:, None] + columns, 0)]
-    shift = np.where(inside, block, np.inf).min(axis=1, keepdims=True)
-    out = np.zeros((rows.size + PRODUCT_ROWS, columns.size + 1), dtype=np.float32)
-    out[: rows.size, :1] = shift
-    np.subtract(block, shift, out=out[: rows.size, 1:], where=inside, casting="same_kind")
-    return out, sizes, shift[:, 0]
+    width = int(sizes.max())
+    outside = np.arange(width)[:, None] >= sizes  # width x groups: past a group's last value
+    block = values[np.where(outside, 0, offsets[rows] + np.arange(width)[:, None])]
+    np.copyto(block, np.inf, where=outside)
+    shift = block.min(axis=0)
+    block -= shift
+    np.copyto(block, 0.0, where=outside)
+    out = np.zeros((rows.size + PRODUCT_ROWS, width + 1), dtype=np.float32)
+    out[: rows.size, 0] = shift
+    out[: rows.size, 1:] = block.T
+    return out, sizes, shift
 
 
 def large_positions(words: np.ndarray, n: int) -> np.ndarray:

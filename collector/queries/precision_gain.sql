@@ -30,17 +30,25 @@ pairs AS (
         ON b.hardware_id = m.hardware_id AND b.kind = m.kind AND b.precision = 'fp32'
     WHERE m.precision IN ('fp16', 'bf16', 'tf32')
 ),
-computed AS (
-    -- time: fp32 time / time; throughput: throughput / fp32 throughput
+boot AS (
+    -- time: fp32 time / time; throughput: throughput / fp32 throughput (over the distinct
+    -- pairs, which come in whole batches: the pairs themselves come filtered, in part batches)
     SELECT
-        p.*,
-        CASE p.kind
-            WHEN 'time' THEN bootstrap_ratio(y.minutes, x.minutes)
-            ELSE bootstrap_ratio(x.throughput_samples_per_s, y.throughput_samples_per_s)
-        END AS ci
-    FROM pairs AS p
+        p.config_id, p.baseline_config_id, p.kind,
+        bootstrap_ratio(
+            CASE p.kind WHEN 'time' THEN y.minutes ELSE x.throughput_samples_per_s END,
+            CASE p.kind WHEN 'time' THEN x.minutes ELSE y.throughput_samples_per_s END
+        ) AS ci
+    FROM (SELECT DISTINCT config_id, baseline_config_id, kind FROM pairs) AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
+),
+computed AS (
+    SELECT p.*, boot.ci
+    FROM pairs AS p
+    LEFT JOIN boot
+        ON boot.config_id = p.config_id AND boot.baseline_config_id = p.baseline_config_id
+        AND boot.kind = p.kind
 ),
 stated AS (
     -- a study's gain over FP32: percent faster, percent less time, or a ratio
