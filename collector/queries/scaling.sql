@@ -57,21 +57,32 @@ known AS (
         {'low': speedup_ci_low, 'high': speedup_ci_high} AS ci
     FROM speedups
 ),
+todo AS (
+    -- the pairs left to resample (distinct, so that the interval function gets whole batches)
+    SELECT DISTINCT p.config_id, p.baseline_config_id, p.kind
+    FROM pairs AS p
+    WHERE p.kind = 'weak' OR NOT EXISTS (
+        SELECT 1 FROM known AS k
+        WHERE k.config_id = p.config_id AND k.baseline_config_id = p.baseline_config_id)
+),
 boot AS (
     -- strong: baseline time / time; weak: throughput / baseline throughput (one call for
-    -- both kinds, so the interval function gets whole batches of pairs)
+    -- both kinds)
     SELECT
         p.config_id, p.kind,
-        CASE WHEN k.config_id IS NOT NULL THEN k.ci ELSE bootstrap_ratio(
+        bootstrap_ratio(
             CASE p.kind WHEN 'strong' THEN y.minutes ELSE x.throughput_samples_per_s END,
             CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END
-        ) END AS ci
-    FROM pairs AS p
-    LEFT JOIN known AS k
-        ON p.kind = 'strong' AND k.config_id = p.config_id
-        AND k.baseline_config_id = p.baseline_config_id
+        ) AS ci
+    FROM todo AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
+    UNION ALL
+    SELECT p.config_id, p.kind, k.ci
+    FROM pairs AS p
+    JOIN known AS k
+        ON k.config_id = p.config_id AND k.baseline_config_id = p.baseline_config_id
+    WHERE p.kind = 'strong'
 ),
 computed AS (
     SELECT p.*, boot.ci
