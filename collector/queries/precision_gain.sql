@@ -87,4 +87,5 @@ SELECT
     interconnect, NULL, precision, 'fp32', batch_size, NULL, NULL, NULL, NULL, NULL, NULL,
     NULL, stated_gain, NULL, NULL, NULL, row_id, qualifiers
 FROM stated
-ORDER BY kind DESC, source, round, benchmark, system_id, accelerators, precision
+ORDER BY kind DESC, source, round, benchmark, system_id, accelerators, precision, accelerator,
+    framework, interconnect, scale, batch_size, baseline_batch_size, published_row_ids

@@ -149,4 +149,4 @@ SELECT
 FROM stated AS s
 WHERE s.row_id NOT IN (SELECT row_id FROM matched)
 ORDER BY kind DESC, source, round, benchmark, accelerator, precision, interconnect,
-    accelerators, system_id
+    accelerators, system_id, batch_size, published_row_ids
