@@ -299,12 +299,12 @@ class Bootstrap:
     ) -> None:
         """out[:len(sizes)] = resampled means of the groups of a _gather block: relative to
         their smallest value for a mean (side -1, drawn as side 0), else whole (side 0 or 1);
-        of a mean's candidate resamples alone if `pruned`. Products have one fixed shape per
-        group size; the last one of a run of groups of one size spills into the rows after
-        it, which are computed next (or spare)."""
+        of a mean's candidate resamples alone if `pruned` (groups of one size). Products have
+        one fixed shape per group size; the last one of a run of groups of one size spills
+        into the rows after it, which are computed next (or spare)."""
         shifted = side >= 0
         first = 0 if shifted else 1
-        for start, stop in _runs(sizes):
+        for start, stop in [(0, sizes.size)] if pruned else _runs(sizes):
             n = int(sizes[start])
             if n > LARGE_GROUP:
                 for row in range(start, stop):
@@ -415,10 +415,8 @@ class Bootstrap:
         arrays of a task that ended before."""
         low = np.full(size, np.nan)
         high = np.full(size, np.nan)
-        chunks = _chunks(rows, CHUNK_ROWS)
-        helpers = _claim(len(chunks) + large.size - 1)
-        if not helpers and len(chunks) > 1:
-            chunks = [rows]
+        helpers = _claim(-(-rows.size // CHUNK_ROWS) + large.size - 1)
+        chunks = _chunks(rows, CHUNK_ROWS) if helpers else [rows] if rows.size else []
         pending = iter(chunks + _chunks(large, 1))
         taking = threading.Lock()
 
