@@ -162,14 +162,14 @@ def _gather(groups: Groups, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     of each group is a reduction over the few columns rather than along each short row."""
     offsets, lengths, values = groups
     sizes = lengths[rows]
-    width = int(sizes.max())
-    outside = np.arange(width)[:, None] >= sizes  # width x groups: past a group's last value
-    block = values[np.where(outside, 0, offsets[rows] + np.arange(width)[:, None])]
+    columns = np.arange(int(sizes.max()))[:, None]
+    outside = columns >= sizes  # columns x groups: past a group's last value
+    block = values[np.where(outside, 0, offsets[rows] + columns)]
     np.copyto(block, np.inf, where=outside)
     shift = block.min(axis=0)
     block -= shift
     np.copyto(block, 0.0, where=outside)
-    out = np.zeros((rows.size + PRODUCT_ROWS, width + 1), dtype=np.float32)
+    out = np.zeros((rows.size + PRODUCT_ROWS, columns.size + 1), dtype=np.float32)
     out[: rows.size, 0] = shift
     out[: rows.size, 1:] = block.T
     return out, sizes, shift
@@ -416,6 +416,7 @@ class Bootstrap:
         low = np.full(size, np.nan)
         high = np.full(size, np.nan)
         helpers = _claim(-(-rows.size // CHUNK_ROWS) + large.size - 1)
+        # without helpers, one task: fewer and larger numpy calls
         chunks = _chunks(rows, CHUNK_ROWS) if helpers else [rows] if rows.size else []
         pending = iter(chunks + _chunks(large, 1))
         taking = threading.Lock()
