@@ -4,14 +4,40 @@ Following the MLPerf PyTorch reference: the encoder's first layer is bidirection
 unidirectional with residual connections from the third layer on; the decoder's first LSTM layer
 feeds a normalised Bahdanau attention whose context is concatenated to the input of every later
 decoder layer and to the classifier.
+
+Under bf16 autocast on a CPU whose oneDNN has no bf16 kernels (one without AVX-512), the LSTMs
+run in fp32, as if autocast's policy listed them among its fp32 operations: oneDNN has no bf16
+LSTM there, and autocast would hand it bf16 inputs. The rest of the model runs in bf16.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import torch
 from torch import nn
 
 from collector.run.workloads.translation import BOS, PAD, TranslationWorkload
+
+
+@cache
+def cpu_has_bf16() -> bool:
+    """Whether this CPU's oneDNN runs bf16 kernels (the LSTM among them)."""
+    supported = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
+    return True if supported is None else bool(supported())
+
+
+def recur(lstm: nn.LSTM, x: torch.Tensor, state: tuple | None = None) -> tuple:
+    """``lstm(x, state)``; in fp32 under bf16 autocast on a CPU without bf16 kernels."""
+    if (
+        x.device.type == "cpu"
+        and torch.is_autocast_enabled("cpu")
+        and torch.get_autocast_dtype("cpu") == torch.bfloat16
+        and not cpu_has_bf16()
+    ):
+        with torch.autocast("cpu", enabled=False):
+            return lstm(x.float(), state)
+    return lstm(x, state)
 
 
 class BahdanauAttention(nn.Module):
@@ -54,9 +80,9 @@ class GNMT(nn.Module):
 
     def encode(self, src: torch.Tensor) -> torch.Tensor:
         """Encoder outputs ``[B, S, H]``."""
-        x, _ = self.enc0(self.drop(self.embed_src(src)))
+        x, _ = recur(self.enc0, self.drop(self.embed_src(src)))
         for i, lstm in enumerate(self.enc):
-            y, _ = lstm(self.drop(x))
+            y, _ = recur(lstm, self.drop(x))
             x = y + x if i >= 1 else y
         return x
 
@@ -70,11 +96,11 @@ class GNMT(nn.Module):
         """Logits ``[B, T, V]`` and the new recurrent state (for step-by-step decoding)."""
         state = state or [None] * (1 + len(self.dec))
         new_state = []
-        x, s = self.dec0(self.drop(self.embed_tgt(tgt_in)), state[0])
+        x, s = recur(self.dec0, self.drop(self.embed_tgt(tgt_in)), state[0])
         new_state.append(s)
         ctx = self.attn(x, keys, mask)
         for i, lstm in enumerate(self.dec):
-            y, s = lstm(self.drop(torch.cat([x, ctx], -1)), state[i + 1])
+            y, s = recur(lstm, self.drop(torch.cat([x, ctx], -1)), state[i + 1])
             new_state.append(s)
             x = y + x if i >= 1 else y
         return self.out(self.drop(torch.cat([x, ctx], -1))), new_state

@@ -108,3 +108,19 @@ def test_learning_rate_scales_with_the_gpus_up_to_max_lr(world, lr):
     opt = w.make_optimizer(torch.nn.Linear(2, 2))
     assert opt.param_groups[0]["lr"] == pytest.approx(lr)
     assert "max_lr" not in opt.defaults
+
+
+def test_gnmt_lstms_run_in_fp32_under_bf16_autocast_on_cpus_without_bf16(monkeypatch):
+    """oneDNN has no bf16 LSTM on a CPU without AVX-512: there GNMT's LSTMs take fp32 inputs
+    under bf16 autocast (and keep bf16 elsewhere); on other CPUs autocast decides."""
+    from collector.run.workloads import gnmt
+
+    monkeypatch.setattr(gnmt, "cpu_has_bf16", lambda: False)
+    lstm = torch.nn.LSTM(8, 8, batch_first=True)
+    x = torch.randn(2, 3, 8).bfloat16()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y, (h, c) = gnmt.recur(lstm, x)
+        assert torch.nn.functional.linear(y, lstm.weight_hh_l0).dtype == torch.bfloat16
+    assert y.dtype == h.dtype == c.dtype == torch.float32
+    y, _ = gnmt.recur(lstm, x.float())  # no autocast: as given
+    assert y.dtype == torch.float32
