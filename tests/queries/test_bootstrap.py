@@ -122,13 +122,23 @@ def test_candidates_hold_the_ends_for_every_ascending_list(resamples, level):
 )
 def test_selection_gives_the_nearest_rank_ends(resamples, level):
     """Sorted in parts, the rows still give their lo-th and hi-th smallest statistics: of
-    either sign, with ties, as numbers and as the integers of non-negative numbers."""
+    either sign, with ties, with NaN (ends NaN), as numbers and as the integers of
+    non-negative numbers."""
     rng = np.random.default_rng(resamples)
     boot = bootstrap.Bootstrap(seed=SEED, resamples=resamples, level=level)
     spread = rng.normal(0, 1, (40, resamples)).astype(np.float32)
     tied = rng.integers(0, 4, (40, resamples)).astype(np.float32)
-    for stats, non_negative in ((spread, False), (np.abs(spread), True), (tied, True)):
+    undefined = spread.copy()
+    rows = np.arange(0, 40, 3)
+    undefined[rows, rng.integers(0, resamples, rows.size)] = np.nan  # one in every third row
+    for stats, non_negative in (
+        (spread, False),
+        (undefined, False),
+        (np.abs(spread), True),
+        (tied, True),
+    ):
         ends = np.sort(stats, axis=1)[:, [boot.lo - 1, boot.hi - 1]]
+        ends[np.isnan(stats).any(axis=1)] = np.nan
         low, high = boot.select(stats.copy(), non_negative)
         np.testing.assert_array_equal(np.column_stack([low, high]), ends)
 
@@ -168,6 +178,62 @@ def test_ratio_resamples_the_two_sides_independently():
     assert (low[0], high[0]) == pytest.approx((ratios[9], ratios[89]), rel=SINGLE)
 
 
+@pytest.mark.parametrize(("resamples", "level"), [(1000, 0.95), (200, 0.9), (37, 0.8)])
+def test_ratio_candidates_hold_the_ends_for_every_ascending_pair(resamples, level):
+    """Over many pairs of ascending lists of small positive integers (ties everywhere), the
+    lo-th and hi-th smallest resampled ratios are those ranked among the pair's candidates.
+    Ratios of integer sums: a resample never above another is never computed above it."""
+    rng = np.random.default_rng(resamples)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=resamples, level=level)
+    top = resamples - boot.hi  # resamples above the hi-th smallest
+    for n, m in [(1, 2), (2, 1), (2, 2), (3, 5), (5, 3), (6, 6), (7, 10), (11, 4)]:
+        over, under = boot._counts(n, 0), boot._counts(m, 1)
+        lows, highs = boot.ratio_candidates(n, m)
+        assert lows.size + highs.size < 2 * resamples
+        nums = np.sort(rng.integers(0, rng.integers(2, 9), (200, n)), axis=1)
+        dens = np.sort(rng.integers(1, rng.integers(2, 9), (200, m)), axis=1)
+        ratios = (nums @ over.T) / (dens @ under.T)
+        every = np.sort(ratios, axis=1)
+        low, high = np.sort(ratios[:, lows], axis=1), np.sort(ratios[:, highs], axis=1)
+        np.testing.assert_array_equal(low[:, boot.lo - 1], every[:, boot.lo - 1])
+        np.testing.assert_array_equal(high[:, highs.size - top - 1], every[:, boot.hi - 1])
+
+
+def test_ratios_of_ascending_lists_are_the_documented_percentile_bootstrap(monkeypatch):
+    """Pairs of ascending lists (the lists of samples) resample only the candidates of their
+    ends, and the ends are still the documented bootstrap's. Lists out of order, a negative
+    numerator, a denominator not positive or more than PRUNED_SIZE values a side are
+    resampled in full."""
+    pruned: list[int] = []
+    pruned_rows = bootstrap.Bootstrap._pruned_ratio_rows
+
+    def counting(self, num, den, rows, scratch):
+        pruned.extend(rows.tolist())
+        return pruned_rows(self, num, den, rows, scratch)
+
+    monkeypatch.setattr(bootstrap.Bootstrap, "_pruned_ratio_rows", counting)
+    rng = np.random.default_rng(8)
+    boot = bootstrap.Bootstrap(seed=SEED, resamples=1000, level=0.95)
+    large = bootstrap.PRUNED_SIZE + 1
+    cases = [(2, 3), (5, 5), (9, 6), (1, 7), (12, 2), (4, 4), (6, 3), (3, 3), (5, 2), (large, 3)]
+    nums = [np.sort(rng.lognormal(1, 0.3, n)) for n, _ in cases]
+    dens = [np.sort(rng.lognormal(0, 0.3, m)) for _, m in cases]
+    nums[5][0] = -0.5  # a negative numerator
+    dens[6][0] = 0.0  # a denominator that is not positive
+    nums[7] = nums[7][::-1].copy()  # out of order
+    dens[8] = dens[8][::-1].copy()
+    for row, (num, den) in enumerate(zip(nums, dens, strict=True)):
+        groups = [(np.array([0]), np.array([v.size]), v) for v in (num, den)]
+        pruned.clear()
+        low, high = boot.ratio_interval(*groups)
+        assert pruned == ([0] if row < 5 else [])
+        means = reference_means(num, SEED, 1000, 0), reference_means(den, SEED, 1000, 1)
+        with np.errstate(divide="ignore"):
+            ratios = np.sort(means[0] / means[1])
+        ends = (ratios[boot.lo - 1], ratios[boot.hi - 1])
+        assert (low[0], high[0]) == pytest.approx(ends, rel=SINGLE, abs=SINGLE)
+
+
 def test_rows_do_not_depend_on_their_batch():
     """A batch of mixed sizes gives each row what it gets alone."""
     rng = np.random.default_rng(5)
@@ -183,11 +249,13 @@ def test_rows_do_not_depend_on_their_batch():
 
 
 def test_ratio_rows_do_not_depend_on_their_batch_or_the_threads(monkeypatch):
-    """Pairs of mixed sizes give each row what it gets alone, with one thread or several."""
+    """Pairs of mixed sizes give each row what it gets alone, with one thread or several,
+    whether their lists are in ascending order (every other pair) or not."""
     rng = np.random.default_rng(6)
-    sizes = [(3, 9), (9, 3), (2, 2), (1, 5), (70, 4), (5, 1), (9, 9), (4, 7)] * 40
-    nums = [list(rng.lognormal(1, 0.3, a)) for a, _ in sizes]
-    dens = [list(rng.lognormal(0, 0.3, b)) for _, b in sizes]
+    sizes = [(3, 9), (9, 3), (2, 2), (1, 5), (70, 4), (5, 1), (9, 9), (4, 7), (3, 9)] * 40
+    order = [np.sort if i % 2 else list for i in range(len(sizes))]
+    nums = [list(order[i](rng.lognormal(1, 0.3, a))) for i, (a, _) in enumerate(sizes)]
+    dens = [list(order[i](rng.lognormal(0, 0.3, b))) for i, (_, b) in enumerate(sizes)]
     sql = (
         "SELECT bootstrap_ratio(n, d)"
         " FROM (SELECT unnest(?::DOUBLE[][]) AS n, unnest(?::DOUBLE[][]) AS d)"
@@ -198,10 +266,10 @@ def test_ratio_rows_do_not_depend_on_their_batch_or_the_threads(monkeypatch):
     assert con.execute(sql, [nums, dens]).fetchall() == together
     alone = [
         con.execute("SELECT bootstrap_ratio(?::DOUBLE[], ?::DOUBLE[])", [n, d]).fetchone()
-        for n, d in zip(nums[:8], dens[:8], strict=True)
+        for n, d in zip(nums[:18], dens[:18], strict=True)
     ]
     con.close()
-    assert together[:8] == alone
+    assert together[:18] == alone
 
 
 def test_calls_from_duckdb_threads_reuse_scratch_arrays(monkeypatch):
@@ -211,9 +279,9 @@ def test_calls_from_duckdb_threads_reuse_scratch_arrays(monkeypatch):
     lent: list[int] = []
     ratio_rows = bootstrap.Bootstrap._ratio_rows
 
-    def recording(self, num, den, rows, scratch):
+    def recording(self, num, den, rows, pruned, scratch):
         lent.append(id(scratch))
-        return ratio_rows(self, num, den, rows, scratch)
+        return ratio_rows(self, num, den, rows, pruned, scratch)
 
     monkeypatch.setattr(bootstrap.Bootstrap, "_ratio_rows", recording)
     con = connection()
