@@ -117,7 +117,10 @@ def train(
             log.end(C.INIT_STOP)
             log.start(C.RUN_START)
             log.event(EVAL_TARGET, float(spec.target))
-            log.event(COLLECTOR_RUN, spec.collector_run())
+            kept = workload.fp32_operations(spec.precision)
+            log.event(
+                COLLECTOR_RUN, spec.collector_run() | ({"fp32_operations": kept} if kept else {})
+            )
         started = True
         step = 0
         status = "failed"

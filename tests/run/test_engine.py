@@ -185,3 +185,31 @@ def test_ddp_two_cpu_processes_with_gloo(cpu_machine, tmp_path):
     assert sum(r["key"] == "run_stop" for r in recs) == 1  # only rank 0 writes
     assert next(r for r in recs if r["key"] == "global_batch_size")["value"] == 1024
     assert check_log(log).ok
+
+
+def test_operations_kept_in_fp32_are_recorded_with_the_run(cpu_machine, tmp_path, monkeypatch):
+    """A bf16 GNMT run on a CPU without bf16 kernels keeps its LSTMs in fp32, and its log says
+    so in the collector_run event; other runs' events do not carry the key."""
+    from collector.run.workloads import gnmt
+
+    monkeypatch.setattr(gnmt, "cpu_has_bf16", lambda: False)
+    opts = Options(
+        benchmarks=["gnmt", "ncf"],
+        precisions=["bf16"],
+        repeats=1,
+        out=tmp_path,
+        ingest=False,
+        ceilings=False,
+    )
+    run_suite(opts, cpu_machine)
+    config = tmp_path / "results" / "testhost_1xcpu_bf16_none"
+    events = {
+        name: next(
+            r["value"]
+            for r in read_log(config / name / "result_0.txt")
+            if r["key"] == "collector_run"
+        )
+        for name in ("gnmt", "ncf")
+    }
+    assert events["gnmt"]["fp32_operations"] == ["lstm"]
+    assert "fp32_operations" not in events["ncf"]

@@ -160,6 +160,11 @@ class Workload(ABC):
         """Extra metadata for the ``eval_accuracy`` event (secondary metrics)."""
         return {}
 
+    def fp32_operations(self, precision: str) -> list[str]:
+        """Operations this workload keeps in fp32 under ``precision`` on this run's device,
+        beyond autocast's own policy (the run's ``collector_run`` event lists them)."""
+        return []
+
     def batch_samples(self, batch: Batch) -> int:
         """Number of samples in ``batch`` (for throughput)."""
         return int(batch[0].shape[0])

@@ -7,7 +7,8 @@ decoder layer and to the classifier.
 
 Under bf16 autocast on a CPU whose oneDNN has no bf16 kernels (one without AVX-512), the LSTMs
 run in fp32, as if autocast's policy listed them among its fp32 operations: oneDNN has no bf16
-LSTM there, and autocast would hand it bf16 inputs. The rest of the model runs in bf16.
+LSTM there, and autocast would hand it bf16 inputs. The rest of the model runs in bf16, and the
+run's ``collector_run`` event lists ``lstm`` under ``fp32_operations``.
 """
 
 from __future__ import annotations
@@ -126,6 +127,11 @@ class GNMTWorkload(TranslationWorkload):
     """GNMT trained with Adam and label smoothing."""
 
     name = "gnmt"
+
+    def fp32_operations(self, precision: str) -> list[str]:
+        """The LSTMs, under bf16 on a CPU without bf16 kernels (see `recur`)."""
+        cpu = self.ctx.device.type == "cpu"
+        return ["lstm"] if precision == "bf16" and cpu and not cpu_has_bf16() else []
 
     def build_model(self) -> nn.Module:
         """GNMT at the configured width and depth."""
