@@ -222,7 +222,7 @@ class Bootstrap:
         self.ratio_candidates: Callable[[int, int], tuple[np.ndarray, np.ndarray]] = lru_cache(
             maxsize=1024
         )(self._ratio_candidates)
-        self._ratio_weights: Callable[[int, int], tuple[np.ndarray, np.ndarray]] = lru_cache(
+        self._ratio_weights: Callable[[int, int], tuple[np.ndarray, np.ndarray, int]] = lru_cache(
             maxsize=1024
         )(self._make_ratio_weights)
         self._kept: dict[int, np.ndarray] = {}  # by side: resamples x width words
@@ -289,12 +289,15 @@ class Bootstrap:
         kind = np.unique(kind_n * (kind_m.max() + 1) + kind_m, return_inverse=True)[1]
         return self._ranked(above_n & below_m, below_n & above_m, kind.ravel())
 
-    def _make_ratio_weights(self, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """W.T of both sides (as _make, shifted) for the candidates of a ratio of n over m."""
-        chosen = np.concatenate(self.ratio_candidates(n, m))
+    def _make_ratio_weights(self, n: int, m: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """W.T of both sides (as _make, shifted) for the candidates of a ratio of n over m, the
+        low end's first, and how many of those there are."""
+        lows, highs = self.ratio_candidates(n, m)
+        chosen = np.concatenate([lows, highs])
         return (
             _frozen(self._weights(n, 0, True)[:, chosen]),
             _frozen(self._weights(m, 1, True)[:, chosen]),
+            lows.size,
         )
 
     def _words(self, side: int, n: int) -> np.ndarray:
@@ -442,8 +445,7 @@ class Bootstrap:
         low, high = np.empty(rows.size, np.float32), np.empty(rows.size, np.float32)
         for start, stop in _runs((top_sizes << 32) + bottom_sizes):
             n, m = int(top_sizes[start]), int(bottom_sizes[start])
-            over, under = self._ratio_weights(n, m)
-            lows = self.ratio_candidates(n, m)[0].size
+            over, under, lows = self._ratio_weights(n, m)
             stats = _buffer(scratch, "stats", stop - start + PRODUCT_ROWS, over.shape[1])
             denominator = _buffer(scratch, "denominator", stats.shape[0], over.shape[1])
             _products(top[start:, : n + 1], over, stats, stop - start)

@@ -28,14 +28,18 @@ def cpu_has_bf16() -> bool:
     return True if supported is None else bool(supported())
 
 
+def lstm_in_fp32(device_type: str, bf16: bool) -> bool:
+    """Whether the LSTMs run in fp32 on `device_type` under autocast (to bf16 if `bf16`): on a
+    CPU without bf16 kernels, under bf16."""
+    return device_type == "cpu" and bf16 and not cpu_has_bf16()
+
+
 def recur(lstm: nn.LSTM, x: torch.Tensor, state: tuple | None = None) -> tuple:
-    """``lstm(x, state)``; in fp32 under bf16 autocast on a CPU without bf16 kernels."""
-    if (
-        x.device.type == "cpu"
-        and torch.is_autocast_enabled("cpu")
-        and torch.get_autocast_dtype("cpu") == torch.bfloat16
-        and not cpu_has_bf16()
-    ):
+    """``lstm(x, state)``; in fp32 where `lstm_in_fp32` says so."""
+    cpu_bf16 = (
+        torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16
+    )
+    if lstm_in_fp32(x.device.type, cpu_bf16):
         with torch.autocast("cpu", enabled=False):
             return lstm(x.float(), state)
     return lstm(x, state)
@@ -129,9 +133,8 @@ class GNMTWorkload(TranslationWorkload):
     name = "gnmt"
 
     def fp32_operations(self, precision: str) -> list[str]:
-        """The LSTMs, under bf16 on a CPU without bf16 kernels (see `recur`)."""
-        cpu = self.ctx.device.type == "cpu"
-        return ["lstm"] if precision == "bf16" and cpu and not cpu_has_bf16() else []
+        """The LSTMs, where `lstm_in_fp32` says so."""
+        return ["lstm"] if lstm_in_fp32(self.ctx.device.type, precision == "bf16") else []
 
     def build_model(self) -> nn.Module:
         """GNMT at the configured width and depth."""
