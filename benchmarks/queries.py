@@ -1,6 +1,7 @@
 """Time every derived table over a synthetic store of 1,000,000 local runs.
 
 Usage: python benchmarks/queries.py [--runs N] [--store DIR] [--views] [--repeats N] [--fresh]
+                                    [--sql-only]
 
 The store is generated with numpy: systems with one accelerator model, interconnect and
 framework each, 7 benchmarks, 1/2/4/8 accelerators, fp32 and a reduced precision, 5 to 10 runs
@@ -17,8 +18,10 @@ depends on each time (what one `collector query` of that table costs). --repeats
 everything N times over the same store, each time on a fresh connection, and prints the
 medians. --fresh computes each time in a newly started interpreter, as `collector query` and
 the site do (this process has just built the store, and its memory allocator is warmed by it).
-Beside the total, the process's CPU time over the tables and the cores it kept busy on
-average: CPU time / cores is the least wall time the same work could take.
+Beside each table's time and the total, the process's CPU time over them, and the cores it
+kept busy on average: CPU time / cores is the least wall time the same work could take.
+--sql-only replaces the interval functions by functions that answer zeros at once, so what is
+timed is the SQL engine's work alone: the least any faster intervals could leave.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ def main() -> None:
     parser.add_argument("--views", action="store_true", help="time each view by itself")
     parser.add_argument("--repeats", type=int, default=1, help="compute everything N times")
     parser.add_argument("--fresh", action="store_true", help="each time in a new interpreter")
+    parser.add_argument("--sql-only", action="store_true", help="intervals answered at once")
     args = parser.parse_args()
     store = args.store or Path(tempfile.mkdtemp(prefix="collector-bench-")) / "store"
     tables = snapshot.empty().tables
@@ -134,16 +138,18 @@ def main() -> None:
     repeats = range(max(1, args.repeats))
     if args.fresh:
         with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as fresh:
-            rounds = [fresh.apply(compute, (store, args.views)) for _ in repeats]
+            rounds = [fresh.apply(compute, (store, args.views, args.sql_only)) for _ in repeats]
     else:
-        rounds = [compute(store, args.views) for _ in repeats]
-    seconds = {name: statistics.median(r.seconds[name] for r in rounds) for name in query.names()}
-    for name, took in seconds.items():
-        print(f"{name:20s} {took:7.2f} s {rounds[0].rows[name]:>10d} rows")
+        rounds = [compute(store, args.views, args.sql_only) for _ in repeats]
+    for name in query.names():
+        took = statistics.median(r.seconds[name] for r in rounds)
+        busy = statistics.median(r.cpu_seconds[name] for r in rounds)
+        print(f"{name:20s} {took:7.2f} s {busy:7.2f} s cpu {rounds[0].rows[name]:>10d} rows")
     total = statistics.median(r.total for r in rounds)
     cpu = statistics.median(r.cpu for r in rounds)
     reference = statistics.median(r.reference for r in rounds)
     kind = ("views" if args.views else "materialised") + (", fresh" if args.fresh else "")
+    kind += ", SQL alone" if args.sql_only else ""
     median = f", median of {len(rounds)}" if len(rounds) > 1 else ""
     print(f"{'total':20s} {total:7.2f} s ({kind}{median})")
     print(f"{'cpu':20s} {cpu:7.2f} s: {cpu / total:.2f} cores busy on average")
@@ -154,24 +160,27 @@ def main() -> None:
 
 @dataclass
 class Round:
-    """One computation of every table: seconds and rows per table, total and CPU seconds, and
-    the reference measured around it."""
+    """One computation of every table: seconds, CPU seconds and rows per table, total and CPU
+    seconds, and the reference measured around it."""
 
     seconds: dict[str, float]
+    cpu_seconds: dict[str, float]
     rows: dict[str, int]
     total: float
     cpu: float
     reference: float
 
 
-def compute(store: Path, views: bool) -> Round:
+def compute(store: Path, views: bool, sql_only: bool = False) -> Round:
     """Every derived table once, on a fresh connection to `store`."""
     con = query.connect(store)
+    if sql_only:
+        answer_intervals_at_once(con)
     # the reference is the fastest of three tries, two before the tables and one after
     before = min(reference_seconds(con) for _ in range(2))
     seconds: dict[str, float] = {}
+    busy: dict[str, float] = {}
     rows: dict[str, int] = {}
-    cpu = 0.0
     for name in query.names():
         used = cpu_seconds()
         began = time.perf_counter()
@@ -182,10 +191,38 @@ def compute(store: Path, views: bool) -> Round:
         else:
             rows[name] = query.materialize(con, name)
         seconds[name] = time.perf_counter() - began
-        cpu += cpu_seconds() - used
+        busy[name] = cpu_seconds() - used
     reference = min(before, reference_seconds(con))
     con.close()
-    return Round(seconds, rows, sum(seconds.values()), cpu, reference)
+    return Round(seconds, busy, rows, sum(seconds.values()), sum(busy.values()), reference)
+
+
+def answer_intervals_at_once(con: duckdb.DuckDBPyConnection) -> None:
+    """Replace bootstrap_mean and bootstrap_ratio on `con` by functions of the same types that
+    answer an interval of zeros for every row without computing anything."""
+    doubles = duckdb.list_type(duckdb.sqltype("DOUBLE"))
+    interval = duckdb.struct_type({"low": "DOUBLE", "high": "DOUBLE"})
+
+    def zeros(rows: int) -> pa.StructArray:
+        low_high = [pa.array(np.zeros(rows)), pa.array(np.zeros(rows))]
+        return pa.StructArray.from_arrays(low_high, names=["low", "high"])
+
+    def mean(values: pa.Array | pa.ChunkedArray) -> pa.StructArray:
+        return zeros(len(values))
+
+    def ratio(
+        numerator: pa.Array | pa.ChunkedArray, _: pa.Array | pa.ChunkedArray
+    ) -> pa.StructArray:
+        return zeros(len(numerator))
+
+    for name, answer, arguments in (
+        ("bootstrap_mean", mean, [doubles]),
+        ("bootstrap_ratio", ratio, [doubles, doubles]),
+    ):
+        con.remove_function(name)
+        con.create_function(
+            name, answer, arguments, interval, type="arrow", null_handling="special"
+        )
 
 
 def cpu_seconds() -> float:
