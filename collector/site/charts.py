@@ -13,7 +13,8 @@ from typing import Any
 import altair as alt
 
 Row = dict[str, Any]
-WIDTH = 560
+WIDTH = 560  # plot area of charts with a numeric y axis, px
+DOT_WIDTH = 400  # plot area beside LABEL_LIMIT_PX of row labels: together a desktop column
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
 LABEL_LIMIT_PX = 320  # row labels of dot charts (system, round, hardware; how measured)
 
@@ -65,12 +66,27 @@ def _base(rows: Sequence[Row], title: str, description: str) -> alt.Chart:
 
 
 def _finish(
-    chart: alt.TopLevelMixin, title: str, description: str, param: str | None, on: bool = True
+    chart: alt.TopLevelMixin,
+    title: str,
+    description: str,
+    param: str | None,
+    on: bool = True,
+    width: int = WIDTH,
 ) -> Any:
     """Top-level title, width, accessible description and the log toggle where offered (on
-    at first when `on`)."""
-    chart = chart.properties(title=title, description=description, width=WIDTH)
-    return chart.add_params(_log_param(param, on)) if param else chart
+    at first when `on`). The title starts at the chart's left edge, on two lines where it
+    names a benchmark ("benchmark:" / what and whose), and legends go below the plot, one
+    entry a line, so that a chart keeps within the page's content column."""
+    heading = alt.TitleParams(_title_lines(title), anchor="start", frame="bounds")
+    chart = chart.properties(title=heading, description=description, width=width)
+    if param:
+        chart = chart.add_params(_log_param(param, on))
+    return chart.configure_legend(orient="bottom", direction="vertical")
+
+
+def _title_lines(title: str) -> str | list[str]:
+    head, colon, rest = title.partition(": ")
+    return [head + ":", rest] if colon else title
 
 
 def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
@@ -93,7 +109,7 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
         alt.Tooltip("runs_used:Q", title="runs averaged"),
     ]
     layers = _dot_and_range(base, rows, y, fields, x_title, param, tooltip)
-    return _finish(layers, title, description, param)
+    return _finish(layers, title, description, param, width=DOT_WIDTH)
 
 
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
@@ -179,7 +195,7 @@ def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt
         alt.Tooltip("detail:N", title="source"),
     ]
     layers = _dot_and_range(base, rows, y, fields, measure, param, tooltip)
-    return _finish(layers, title, description, param, log_first(rows, fields))
+    return _finish(layers, title, description, param, log_first(rows, fields), DOT_WIDTH)
 
 
 def _row_labels(field: str, order: str) -> alt.Y:

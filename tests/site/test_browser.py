@@ -88,6 +88,18 @@ class Visit:
                 timeout=20000,
             )
 
+    def chart_widths(self) -> list[tuple[int, int, int]]:
+        """Per chart: the width Vega laid it out at, the width drawn, and its figure's width."""
+        return [
+            tuple(w)
+            for w in self.page.eval_on_selector_all(
+                "figure.vl-chart",
+                "fs => fs.map(f => { const svg = f.querySelector('.vl-target svg');"
+                " return [Number(svg.getAttribute('width')),"
+                " Math.round(svg.getBoundingClientRect().width), f.clientWidth]; })",
+            )
+        ]
+
     def chart_marks(self) -> list[int]:
         return self.page.eval_on_selector_all(
             "figure.vl-chart",
@@ -108,6 +120,13 @@ def crawl(browser: object, site: Path, shots: str) -> None:
             visit.open(base + rel)
             marks = visit.chart_marks()
             assert all(n > 0 for n in marks), (rel, marks)
+            # drawn at the size their text was laid out for, and on a desktop screen (1280 px)
+            # within the content column, with no sideways scrolling
+            widths = visit.chart_widths()
+            assert all(abs(laid - drawn) <= 1 and laid <= room for laid, drawn, room in widths), (
+                rel,
+                widths,
+            )
             charts += len(marks)
             assert not visit.errors, (rel, visit.errors)
         assert charts > 0

@@ -91,6 +91,24 @@ def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None
     assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
 
 
+def test_chart_titles_start_at_the_left_edge_on_a_line_per_part() -> None:
+    title = "Image classification (ResNet-50): time to train, official MLPerf"
+    spec = charts.time_to_train(ROWS, title, "d").to_dict()
+    assert spec["title"] == {
+        "text": ["Image classification (ResNet-50):", "time to train, official MLPerf"],
+        "anchor": "start",
+        "frame": "bounds",
+    }
+    plain = charts.bars(ROWS, "Scaling efficiency, official MLPerf", "d", "x").to_dict()
+    assert plain["title"]["text"] == "Scaling efficiency, official MLPerf"
+
+
+def test_dot_charts_leave_room_for_their_labels_and_legends_go_below() -> None:
+    dots = charts.time_to_train(ROWS, "t", "d").to_dict()
+    assert dots["width"] == charts.DOT_WIDTH
+    assert dots["config"]["legend"] == {"orient": "bottom", "direction": "vertical"}
+
+
 def test_narrow_range_has_no_log_toggle() -> None:
     spec = charts.time_to_train(ROWS[:1], "t", "d").to_dict()
     assert "params" not in spec
