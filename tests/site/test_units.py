@@ -223,6 +223,17 @@ def test_compare_tables_show_columns_their_tables_have() -> None:
         assert set(shown) <= {c["name"] for c in contracts[table].columns}, table
 
 
+def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None:
+    from collector.site.pages.compare import INTERVALS, _cell
+
+    ends = INTERVALS["gain"]
+    row = {"gain": 1.9412, "gain_ci_low": 1.9066, "gain_ci_high": 1.9731}
+    assert _cell(None, row, "gain", ends) == '<span class="ci">1.94 (1.91–1.97)</span>'
+    published = {"gain": 1.5, "gain_ci_low": None, "gain_ci_high": None}
+    assert _cell(None, published, "gain", ends) == "1.5"
+    assert _cell(None, row, "gain") == "1.94"
+
+
 def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None:
     from collector.site.pages.compare import _label
     from collector.site.pages.observations import Observation

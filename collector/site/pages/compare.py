@@ -15,6 +15,7 @@ from collector.site.pages.common import (
     chart_ref,
     evidence_order,
     host_system,
+    interval,
     kind,
     num,
 )
@@ -33,28 +34,27 @@ TOPICS = (
     ("Against a baseline system", "speedups", "systems", "speedup over the baseline system, x"),
     ("Cost and energy", "cost_energy", None, ""),
 )
-# Columns shown for a topic's table, what is compared and the answer first (the Data page has
-# every column).
+# Columns shown for a topic's table: what is compared, then the answer with its interval, then
+# how it was measured (the Data page has every column).
 SHOWN = {
     "scaling": (
-        "benchmark", "system", "accelerators", "baseline_accelerators", "kind", "precision",
-        "interconnect", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct",
-        "speedup", "within_noise", "runs", "baseline_runs", "round", "submitter", "qualifiers",
+        "benchmark", "system", "accelerators", "baseline_accelerators", "efficiency_pct",
+        "speedup", "within_noise", "kind", "precision", "interconnect", "runs", "baseline_runs",
+        "round", "submitter", "qualifiers",
     ),
     "precision_gain": (
-        "benchmark", "system", "accelerators", "precision", "baseline_precision", "kind", "gain",
-        "gain_ci_low", "gain_ci_high", "within_noise", "runs", "baseline_runs", "round",
-        "qualifiers",
+        "benchmark", "system", "accelerators", "precision", "baseline_precision", "gain",
+        "within_noise", "kind", "runs", "baseline_runs", "round", "qualifiers",
     ),
     "interconnect_delta": (
         "benchmark", "accelerators", "precision", "interconnect", "baseline_interconnect", "gain",
-        "gain_ci_low", "gain_ci_high", "within_noise", "confounders", "systems",
-        "baseline_systems", "runs", "baseline_runs", "round", "qualifiers",
+        "within_noise", "confounders", "systems", "baseline_systems", "runs", "baseline_runs",
+        "round", "qualifiers",
     ),
     "speedups": (
-        "benchmark", "system_id", "accelerator", "accelerators", "precision", "interconnect",
-        "baseline_system_id", "speedup", "speedup_ci_low", "speedup_ci_high", "within_noise",
-        "minutes", "baseline_minutes", "runs", "baseline_runs", "round", "qualifiers",
+        "benchmark", "system_id", "accelerator", "accelerators", "baseline_system_id", "speedup",
+        "within_noise", "precision", "interconnect", "minutes", "baseline_minutes", "runs",
+        "baseline_runs", "round", "qualifiers",
     ),
     "cost_energy": (
         "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
@@ -63,6 +63,13 @@ SHOWN = {
         "round",
     ),
 }  # fmt: skip
+# Ratios shown with their 95% interval in the same cell, "value (low–high)", by the columns of
+# the interval's ends, where the table has them.
+INTERVALS = {
+    "efficiency_pct": ("efficiency_ci_low_pct", "efficiency_ci_high_pct"),
+    "speedup": ("speedup_ci_low", "speedup_ci_high"),
+    "gain": ("gain_ci_low", "gain_ci_high"),
+}
 # Every table is shown one kind of evidence at a time, under its kind's heading, so the source
 # column is left out of the tables above.
 NOTES = {
@@ -134,8 +141,9 @@ def _topic(
         )
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN.get(table, tuple(rows[0]))
-    head = tuple(_heading(c, units.get(c)) for c in cols)
-    body = [(kind(r), tuple(_cell(data, r, c) for c in cols)) for r in rows]
+    ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and set(INTERVALS[c]) <= set(units)}
+    head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
+    body = [(kind(r), tuple(_cell(data, r, c, ends.get(c)) for c in cols)) for r in rows]
     chart_list = []
     obs = observations(data, measure) if measure else []
     for k in sorted(dict.fromkeys(o.kind for o in obs), key=evidence_order):
@@ -167,9 +175,14 @@ def _topic(
     )
 
 
-def _cell(data: SiteData, row: Row, column: str) -> object:
-    """A table cell: numbers to three digits, a study's id as its number ('study 001')."""
+def _cell(data: SiteData, row: Row, column: str, ends: tuple[str, str] | None = None) -> object:
+    """A table cell: numbers to three digits, with the interval between the columns `ends`
+    where the row has one ('1.94 (1.91–1.97)', on one line); a study's id as its number
+    ('study 001')."""
     value = row[column]
+    if ends and isinstance(value, float) and None not in (row[ends[0]], row[ends[1]]):
+        text = f"{num(value)} ({interval(row[ends[0]], row[ends[1]])})"
+        return Markup('<span class="ci">{}</span>').format(text)  # kept on one line
     if isinstance(value, float):
         return num(value)
     if column in ("round", "submitter") and value in data.studies:
