@@ -63,3 +63,13 @@ def test_write_removes_pages_no_longer_generated(small_store: Path, tmp_path: Pa
 def test_built_html_has_no_raw_tag(small_site: Path) -> None:
     for html in small_site.rglob("*.html"):
         assert "<script>alert" not in html.read_text(), html
+
+
+def test_home_findings_name_the_hardware_once(small_store: Path) -> None:
+    text = site.generate(small_store).files["index.md"].decode()
+    fastest = [line for line in text.splitlines() if ", fastest (" in line]
+    assert fastest
+    for line in fastest:
+        # "... **6.24 minutes** on 8 x V100 on 1 node (nvidia dgx1 v0.5); runs ranged ..."
+        hardware = line.split(" minutes** on ", 1)[1].split(" (", 1)[0]
+        assert line.count(hardware) == 1, line

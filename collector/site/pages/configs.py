@@ -26,6 +26,7 @@ def configurations(data: SiteData, scored_only: bool = True) -> list[Row]:
                 "domain": bench.domain,
                 "title": bench.title,
                 "hardware": accel_label(row),
+                "config": config_label(row),
                 "label": f"{config_label(row)} · {accel_label(row)}",
                 "system_doc": system_page(row),
             }

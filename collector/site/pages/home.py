@@ -55,7 +55,7 @@ def page(data: SiteData) -> HomePage:
                         Markup(
                             f"**{md(settings().benchmark(name).title)}**, {what} "
                             f"({md(evidence)}): **{num(best['minutes'])} minutes** on "
-                            f"{md(best['hardware'])} ({md(best['label'])}); runs ranged "
+                            f"{md(best['hardware'])} ({md(best['config'])}); runs ranged "
                             f"{interval(best['fastest_minutes'], best['slowest_minutes'])} "
                             "minutes."
                         ),
