@@ -66,9 +66,9 @@ class Page:
 
 @dataclass(frozen=True)
 class HomePage(Page):
-    """Home: the headline findings of the current data."""
+    """Home: the headline findings of the current data, under their topics."""
 
-    findings: tuple[Finding, ...] = ()
+    topics: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
 
 

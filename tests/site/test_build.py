@@ -73,3 +73,21 @@ def test_home_findings_name_the_hardware_once(small_store: Path) -> None:
         # "... **6.24 minutes** on 8 x V100 on 1 node (nvidia dgx1 v0.5); runs ranged ..."
         hardware = line.split(" minutes** on ", 1)[1].split(" (", 1)[0]
         assert line.count(hardware) == 1, line
+
+
+def test_home_findings_come_under_their_topics(small_store: Path) -> None:
+    text = site.generate(small_store).files["index.md"].decode()
+    topics = [line.removeprefix("### ") for line in text.splitlines() if line.startswith("### ")]
+    assert topics[0] == "Fastest time to train" and len(topics) > 1
+    known = (
+        "Fastest time to train",
+        "Scaling with more accelerators",
+        "Without NVLink",
+        "Mixed precision against FP32",
+        "Accelerator models",
+        "Across MLPerf rounds",
+    )
+    assert topics == [t for t in known if t in topics]  # in the page's order, none empty
+    assert "accelerator(s)" not in text
+    body = text.split("## Headline findings", 1)[1].split("\n\n### ")[1:]
+    assert all("\n- **" in block for block in body)

@@ -388,7 +388,7 @@ def test_home_states_interconnect_and_precision_findings_with_their_caveats() ->
     assert "**90%** slower without NVLink" in second and "on 4 accelerators" in second
     (gain,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
     assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
-    assert "on 1 accelerator(s) in time to train" in gain
+    assert "on 1 accelerator in time to train" in gain
 
 
 def test_home_compares_accelerator_models_against_the_baseline_system() -> None:
@@ -459,7 +459,7 @@ def test_home_precision_gain_names_the_systems_of_two_hosts() -> None:
 
     data = Tables({"precision_gain": [gain("h100-x1", 3.7), gain("h200-x4", 4.6)]})
     (finding,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
-    assert "trains **3.7x** as fast as FP32 on 1 accelerator(s) in time to train on h100-x1/" in (
+    assert "trains **3.7x** as fast as FP32 on 1 accelerator in time to train on h100-x1/" in (
         finding
     )
     assert finding.endswith(

@@ -130,7 +130,12 @@ def on_accelerators(count: int | None) -> str:
 
 
 def _on(count: int | None, unit: str) -> str:
-    return f" on {count} {unit}{'s' if count != 1 else ''}" if count else ""
+    return f" on {counted(count, unit)}" if count else ""
+
+
+def counted(count: int, unit: str) -> str:
+    """'1 accelerator', '8 accelerators'."""
+    return f"{count} {unit}{'s' if count != 1 else ''}"
 
 
 def accel_label(row: Row) -> str:

@@ -10,7 +10,9 @@ from collector.site.escape import markdown_text as md
 from collector.site.model import Finding, HomePage
 from collector.site.pages.benchmarks import benchmark_names
 from collector.site.pages.common import (
+    Row,
     benchmark_page,
+    counted,
     evidence_order,
     host_system,
     interval,
@@ -32,12 +34,38 @@ from collector.site.pages.rounds import round_gains
 
 def page(data: SiteData) -> HomePage:
     """index.md: per benchmark and kind of evidence, the fastest configuration, the scaling
-    at the largest count, the cost of training without NVLink and the gain of mixed precision;
-    then what rounds gained. Kinds of evidence are never ranked together:
-    a proxy-scale local run is not faster than an official result, it is a different test."""
+    at the largest count, the cost of training without NVLink, the gain of mixed precision,
+    accelerator models against a baseline system and what rounds gained, each under its
+    topic. Kinds of evidence are never ranked together: a proxy-scale local run is not faster
+    than an official result, it is a different test."""
     path = "index.md"
-    findings: list[Finding] = []
     configs = configurations(data)
+    topics = (
+        ("Fastest time to train", _fastest_findings(data, configs, path)),
+        ("Scaling with more accelerators", _scaling_findings(data)),
+        ("Without NVLink", _interconnect_findings(data)),
+        ("Mixed precision against FP32", _precision_findings(data)),
+        ("Accelerator models", _system_findings(data)),
+        ("Across MLPerf rounds", _round_findings(data)),
+    )
+    counts = {
+        "runs": len(data.rows("runs")),
+        "systems": len(data.rows("systems")),
+        "configurations": len(configs),
+    }
+    return HomePage(
+        path,
+        "What the data says",
+        data.snapshot,
+        topics=tuple((title, tuple(found)) for title, found in topics if found),
+        counts=counts,
+    )
+
+
+def _fastest_findings(data: SiteData, configs: list[Row], path: str) -> list[Finding]:
+    """Per benchmark and kind of evidence: the fastest configuration, and the fastest on one
+    server where that is another."""
+    findings: list[Finding] = []
     for name in benchmark_names(data):
         kinds = {c["kind"] for c in configs if c["benchmark"] == name}
         for evidence in sorted(kinds, key=evidence_order):
@@ -63,30 +91,24 @@ def page(data: SiteData) -> HomePage:
                         best["kind"],
                     )
                 )
-    findings += _scaling_findings(data)
-    findings += _interconnect_findings(data) + _precision_findings(data)
-    findings += _system_findings(data)
-    for g in round_gains(data):
-        findings.append(
-            Finding(
-                Markup(
-                    f"**{md(g['title'])}** on {md(g['class'])}: {md(g['new_label'])} "
-                    f"({md(g['new_round'])}) trains **{num(g['ratio'])}x** as fast as "
-                    f"{md(g['old_label'])} ({md(g['old_round'])}); run range "
-                    f"{interval(g['ratio_low'], g['ratio_high'], 'x')}."
-                ),
-                "rounds.md",
-                g["kind"],
-            )
+    return findings
+
+
+def _round_findings(data: SiteData) -> list[Finding]:
+    """What a newer round's configuration gained over an older one's of the same class."""
+    return [
+        Finding(
+            Markup(
+                f"**{md(g['title'])}** on {md(g['class'])}: {md(g['new_label'])} "
+                f"({md(g['new_round'])}) trains **{num(g['ratio'])}x** as fast as "
+                f"{md(g['old_label'])} ({md(g['old_round'])}); run range "
+                f"{interval(g['ratio_low'], g['ratio_high'], 'x')}."
+            ),
+            "rounds.md",
+            g["kind"],
         )
-    counts = {
-        "runs": len(data.rows("runs")),
-        "systems": len(data.rows("systems")),
-        "configurations": len(configs),
-    }
-    return HomePage(
-        path, "What the data says", data.snapshot, findings=tuple(findings), counts=counts
-    )
+        for g in round_gains(data)
+    ]
 
 
 def _scaling_findings(data: SiteData) -> list[Finding]:
@@ -112,7 +134,7 @@ def _scaling_findings(data: SiteData) -> list[Finding]:
                 Markup(
                     f"**{md(settings().benchmark(bench).title)}** scales at "
                     f"**{num(o.value)}%** efficiency{_in(o)}{on_accelerators(o.accelerators)}"
-                    f"{_HOW.get(how, '')}, against {baseline_count(o)} accelerator(s)"
+                    f"{_HOW.get(how, '')}, against {counted(baseline_count(o), 'accelerator')}"
                     f"{_interval(o.low, o.high, '%')}." + above + _others(at_top, o)
                 ),
                 "compare.md#scaling-efficiency",
@@ -226,7 +248,7 @@ def _precision_findings(data: SiteData) -> list[Finding]:
                     f"**{md(settings().benchmark(o.benchmark).title)}**: mixed precision "
                     f"({md(o.row.get('precision') or '?')}) trains **{num(o.value)}x** as fast "
                     f"as FP32{', within noise,' if o.row.get('within_noise') else ''}"
-                    f"{f' on {o.accelerators} accelerator(s)' if o.accelerators else ''}"
+                    f"{on_accelerators(o.accelerators)}"
                     f"{f' in {how}' if how else ''}"
                     f"{_interval(o.low, o.high, 'x')}{f' on {md(system)}' if system else ''}."
                     + _others(at_fewest, o)
