@@ -40,6 +40,7 @@ import numpy as np
 import pyarrow as pa
 
 from collector import query
+from collector.queries import bootstrap
 from collector.store import snapshot
 from collector.store.schemas import load
 
@@ -200,29 +201,23 @@ def compute(store: Path, views: bool, sql_only: bool = False) -> Round:
 def answer_intervals_at_once(con: duckdb.DuckDBPyConnection) -> None:
     """Replace bootstrap_mean and bootstrap_ratio on `con` by functions of the same types that
     answer an interval of zeros for every row without computing anything."""
-    doubles = duckdb.list_type(duckdb.sqltype("DOUBLE"))
-    interval = duckdb.struct_type({"low": "DOUBLE", "high": "DOUBLE"})
-
-    def zeros(rows: int) -> pa.StructArray:
-        low_high = [pa.array(np.zeros(rows)), pa.array(np.zeros(rows))]
-        return pa.StructArray.from_arrays(low_high, names=["low", "high"])
-
-    def mean(values: pa.Array | pa.ChunkedArray) -> pa.StructArray:
-        return zeros(len(values))
-
-    def ratio(
-        numerator: pa.Array | pa.ChunkedArray, _: pa.Array | pa.ChunkedArray
-    ) -> pa.StructArray:
-        return zeros(len(numerator))
-
-    for name, answer, arguments in (
-        ("bootstrap_mean", mean, [doubles]),
-        ("bootstrap_ratio", ratio, [doubles, doubles]),
-    ):
+    for name in ("bootstrap_mean", "bootstrap_ratio"):
         con.remove_function(name)
-        con.create_function(
-            name, answer, arguments, interval, type="arrow", null_handling="special"
-        )
+    bootstrap.register(con, boot=AtOnce(seed=0, resamples=1000, level=0.95))
+
+
+class AtOnce(bootstrap.Bootstrap):
+    """A bootstrap whose intervals are zeros, answered without resampling."""
+
+    def mean_interval(
+        self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(offsets.size), np.zeros(offsets.size)
+
+    def ratio_interval(
+        self, num: bootstrap.Groups, den: bootstrap.Groups
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(num[0].size), np.zeros(num[0].size)
 
 
 def cpu_seconds() -> float:

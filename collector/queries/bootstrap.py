@@ -646,11 +646,14 @@ def functions(boot: Bootstrap) -> dict[str, Callable[..., pa.StructArray]]:
     return {"bootstrap_mean": bootstrap_mean, "bootstrap_ratio": bootstrap_ratio}
 
 
-def register(con: duckdb.DuckDBPyConnection, params: pa.Table | None = None) -> None:
+def register(
+    con: duckdb.DuckDBPyConnection, params: pa.Table | None = None, boot: Bootstrap | None = None
+) -> None:
     """Create bootstrap_mean and bootstrap_ratio on `con`, with the parameters of
-    parameters.yml (or of a one-row table with seed, resamples and level)."""
-    row = (params or parameters.bootstrap_params()).to_pylist()[0]
-    boot = Bootstrap(row["seed"], row["resamples"], row["level"])
+    parameters.yml (or of a one-row table with seed, resamples and level), or bound to `boot`."""
+    if boot is None:
+        row = (params or parameters.bootstrap_params()).to_pylist()[0]
+        boot = Bootstrap(row["seed"], row["resamples"], row["level"])
     doubles = duckdb.list_type(duckdb.sqltype("DOUBLE"))
     interval = duckdb.struct_type(
         {"low": duckdb.sqltype("DOUBLE"), "high": duckdb.sqltype("DOUBLE")}

@@ -141,7 +141,7 @@ def _topic(
         )
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN.get(table, tuple(rows[0]))
-    ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and set(INTERVALS[c]) <= set(units)}
+    ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
     body = [(kind(r), tuple(_cell(data, r, c, ends.get(c)) for c in cols)) for r in rows]
     chart_list = []

@@ -15,6 +15,7 @@ def configurations(data: SiteData, scored_only: bool = True) -> list[Row]:
             continue
         spread = data.spread(row) or {}
         bench = settings().benchmark(row["benchmark"])
+        config, hardware = config_label(row), accel_label(row)
         out.append(
             {
                 **row,
@@ -25,9 +26,9 @@ def configurations(data: SiteData, scored_only: bool = True) -> list[Row]:
                 "logs": list(spread.get("logs") or []),
                 "domain": bench.domain,
                 "title": bench.title,
-                "hardware": accel_label(row),
-                "config": config_label(row),
-                "label": f"{config_label(row)} · {accel_label(row)}",
+                "hardware": hardware,
+                "config": config,
+                "label": f"{config} · {hardware}",
                 "system_doc": system_page(row),
             }
         )
