@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from collector.ingest import ingest
+from collector.ingest.pipeline import ingest
 
 
 def _timed(fn, repeats: int) -> float:

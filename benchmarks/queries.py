@@ -11,7 +11,7 @@ table and the total are printed, and beside them a reference: DuckDB reading the
 and materialising them sorted (the fastest of three tries around the tables), so that totals
 taken at different machine speeds compare as multiples of it.
 
-By default the tables are computed as the site computes them (collector.query.materialize):
+By default the tables are computed as the site computes them (collector.queries.query.materialize):
 dependencies first, each table once, its view then reading the materialised rows, so a table's
 time is its own work. --views times every view by itself instead, recomputing the tables it
 depends on each time (what one `collector query` of that table costs). --repeats N computes
@@ -39,8 +39,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from collector import query
-from collector.queries import bootstrap
+from collector.queries import bootstrap, query
 from collector.store import snapshot
 from collector.store.schemas import load
 

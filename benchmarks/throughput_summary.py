@@ -17,7 +17,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from collector.logs.telemetry import read_telemetry  # noqa: E402
+from collector.ingest.telemetry import read_telemetry  # noqa: E402
 
 
 def throughput(log: Path) -> tuple[float | None, int]:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from collector import query
-from collector.ingest import ingest
+from collector.ingest.pipeline import ingest
+from collector.queries import query
 from tests.conftest import MLPERF, V05, V07, needs_shared
 
 pytestmark = [needs_shared, pytest.mark.slow]

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from collector.check import check
 from collector.cli import app
+from collector.ingest.check import check
 
 
 @app.command("check")

@@ -10,7 +10,7 @@ import typer
 
 from collector.cli import app
 from collector.errors import InputError
-from collector.ingest import SOURCES, IngestReport, ingest
+from collector.ingest.pipeline import SOURCES, IngestReport, ingest
 
 
 @app.command("ingest")

@@ -39,7 +39,7 @@ def query_command(
     """Query a derived table, or run ad-hoc SQL with --sql."""
     import pyarrow.parquet as pq  # the query engine loads only when a query runs
 
-    from collector import query
+    from collector.queries import query
 
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -61,7 +61,7 @@ def query_command(
 def render(table: pa.Table, fmt: str) -> str:
     """A table as text: an aligned table, CSV or JSON."""
     if fmt == "json":
-        from collector.query import to_json_rows
+        from collector.queries.query import to_json_rows
 
         return to_json_rows(table) + "\n"
     exact = fmt == "csv"

@@ -9,7 +9,7 @@ Three of its value checks conflict with the local log contract by design: the di
 cloud/onprem/preview/research), and ``ncf`` left the suite after v0.6. The checker resolves this
 the way it resolves open vs closed: the division's value selects a follow-up rule file
 (``training_0.7.0/<division>_common.yaml``), whose rules override earlier rules for the same
-keys. For ``local`` that file is ours, ``local_common.yaml`` beside this module: it re-checks the
+keys. For ``local`` that file is ours, ``collector/ingest/local_common.yaml``: it re-checks the
 three keys against the local contract and adds the collector keys (``eval_target``,
 ``collector_run``, ``tracked_stats``) and "a successful run reached its target".
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collector.check import LOCAL_RULES, ComplianceReport, mlperf_check
+from collector.ingest.check import LOCAL_RULES, ComplianceReport, mlperf_check
 
 RULESET = "0.7.0"
 

@@ -207,7 +207,7 @@ def run_suite(
 def ingest_results(out: Path, store: Path | None, console: Console) -> None:
     """Hand the results folder to the store's ingest (skipped with a note if unavailable)."""
     try:
-        from collector.ingest import ingest
+        from collector.ingest.pipeline import ingest
     except ImportError as exc:
         console.print(f"note: results not ingested ({exc}); run `collector ingest {out}`")
         return

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collector.logs.telemetry import telemetry_path
+from collector.ingest.telemetry import telemetry_path
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 INTERCONNECTS = ("default", "no-p2p")

@@ -12,13 +12,13 @@ from types import TracebackType
 
 import psutil
 
-from collector.logs.telemetry import COLUMNS
+from collector.ingest.telemetry import COLUMNS
 
 
 class Telemetry:
     """Context manager writing ``result_<i>.telemetry.csv`` while a run is in progress.
 
-    One row per device per sample (``collector.logs.telemetry.COLUMNS``): ``time_s`` counts from
+    One row per device per sample (``collector.ingest.telemetry.COLUMNS``): ``time_s`` counts from
     the start of sampling, ``unix_s`` is the wall clock (to align samples with the log's
     events); ``device`` is the GPU index, or ``cpu`` on a machine without GPUs (then the GPU
     columns are empty). Rows are flushed as they are written.

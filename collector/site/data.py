@@ -14,10 +14,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from collector import query
 from collector import store as stores
 from collector.errors import InputError
-from collector.published import load_studies
+from collector.ingest.published import load_studies
+from collector.queries import query
 from collector.site.config import settings
 from collector.store.snapshot import current_name
 

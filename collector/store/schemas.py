@@ -1,18 +1,16 @@
-"""The table schemas in `schemas/*.yml`, as pyarrow schemas, and validation against them."""
+"""The table schemas in `collector/store/tables/*.yml` (package data), as pyarrow schemas, and validation against them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, cached_property
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 import pyarrow as pa
 import yaml
 
 from collector.errors import SchemaError
-
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 _TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
 
@@ -92,8 +90,8 @@ def _length(columns: dict[str, list[Any]]) -> int:
 
 @cache
 def load(name: str) -> TableSchema:
-    """Load `schemas/<name>.yml`."""
-    path = SCHEMA_DIR / f"{name}.yml"
+    """Load `tables/<name>.yml` of this package."""
+    path = resources.files(__package__).joinpath("tables", f"{name}.yml")
     try:
         doc = yaml.safe_load(path.read_text())
     except OSError as exc:

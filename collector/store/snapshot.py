@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from collector.errors import StoreError
-from collector.parallel import usable_cpus
 from collector.store import migrations
 from collector.store.schemas import STORED_TABLES, all_schemas
 
@@ -99,7 +98,9 @@ def write(store: Path, snapshot: Snapshot) -> str:
     for table, data in snapshot.tables.items():
         schemas[table].validate(data)
     largest_first = sorted(snapshot.tables.items(), key=lambda item: -item[1].nbytes)
-    with ThreadPoolExecutor(usable_cpus()) as pool:  # Parquet and fsync release the GIL
+    with ThreadPoolExecutor(
+        len(os.sched_getaffinity(0))
+    ) as pool:  # Parquet and fsync release the GIL
         list(pool.map(_write_table, largest_first, repeat(staging)))
     manifest = {
         "snapshot": name,

@@ -3,8 +3,8 @@
 import shutil
 import sys
 
-from collector import query
 from collector.cli import main
+from collector.queries import query
 from tests.conftest import LOGS
 
 
@@ -137,7 +137,7 @@ def test_check_prints_verdicts(monkeypatch, capsys, tmp_path):
 
 
 def test_ingest_of_published_studies_says_how_many_rows(monkeypatch, capsys, tmp_path):
-    from collector.published import load_published
+    from collector.ingest.published import load_published
     from tests.conftest import REPO
 
     folder = REPO / "runs" / "published"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from collector import query
-from collector.published import load_published
+from collector.ingest.published import load_published
+from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from collector import query
+from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
 from tests.queries.test_derived import run

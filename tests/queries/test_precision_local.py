@@ -2,7 +2,7 @@
 
 import pytest
 
-from collector import query
+from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
 

@@ -1,8 +1,8 @@
 import pytest
 
-from collector import query
 from collector.errors import InputError, QueryError
-from collector.ingest import ingest
+from collector.ingest.pipeline import ingest
+from collector.queries import query
 from tests.conftest import LOGS
 
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from collector import site
-from collector.ingest import ingest
+from collector.ingest.pipeline import ingest
 from tests.conftest import LOGS, REPO
 
 XSS = "<script>alert(1)</script>"

@@ -215,7 +215,7 @@ def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
 
 
 def test_compare_tables_show_columns_their_tables_have() -> None:
-    from collector import query
+    from collector.queries import query
     from collector.site.pages.compare import SHOWN
 
     contracts = query.contracts()

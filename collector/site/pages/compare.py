@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from collector import query
-from collector.published import qualifiers
+from collector.ingest.published import qualifiers
+from collector.queries import query
 from collector.site import charts
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from markupsafe import Markup
 
-from collector import query
+from collector.queries import query
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import link

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from collector import query
+from collector.queries import query
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import markdown_text

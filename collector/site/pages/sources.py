@@ -6,7 +6,7 @@ from collections import Counter
 
 from markupsafe import Markup
 
-from collector import query
+from collector.queries import query
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 

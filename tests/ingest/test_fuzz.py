@@ -6,10 +6,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collector.logs.rows import parse_log, read_and_parse
-from collector.logs.scan import scan
-from collector.logs.summary import summarize
-from collector.trees import LogEntry
+from collector.ingest.rows import parse_log, read_and_parse
+from collector.ingest.scan import scan
+from collector.ingest.summary import summarize
+from collector.ingest.trees import LogEntry
 from tests.conftest import LOGS, V05, V07
 
 settings.register_profile(

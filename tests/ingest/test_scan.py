@@ -1,4 +1,4 @@
-from collector.logs.scan import MAX_EVENT_BYTES, scan
+from collector.ingest.scan import MAX_EVENT_BYTES, scan
 from tests.conftest import LOGS
 
 

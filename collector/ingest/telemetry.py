@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from collector.logs.scan import Issue
+from collector.ingest.scan import Issue
 
 COLUMNS = (
     "time_s",

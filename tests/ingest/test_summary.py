@@ -1,7 +1,7 @@
 import pytest
 
-from collector.logs.scan import scan
-from collector.logs.summary import summarize
+from collector.ingest.scan import scan
+from collector.ingest.summary import summarize
 from tests.conftest import LOGS
 
 

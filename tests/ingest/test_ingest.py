@@ -1,7 +1,7 @@
 import shutil
 
-from collector import query
-from collector.ingest import ingest
+from collector.ingest.pipeline import ingest
+from collector.queries import query
 from tests.conftest import FIXTURES, LOGS, v05_tree, v06_tree
 
 
@@ -87,7 +87,7 @@ def test_parallel_and_serial_ingest_agree(tmp_path):
     v06_tree(tmp_path / "b")
     paths = [tmp_path / "a", tmp_path / "b", LOGS]
     ingest(paths, store=tmp_path / "s1", workers=1)
-    from collector import ingest as module
+    from collector.ingest import pipeline as module
 
     old = module.PARALLEL_MIN_BYTES
     module.PARALLEL_MIN_BYTES = 0

@@ -1,5 +1,5 @@
-from collector import query
-from collector.check import check
+from collector.ingest.check import check
+from collector.queries import query
 from tests.conftest import LOGS, V07, needs_shared
 
 

@@ -1,7 +1,7 @@
 """The registry of MLPerf log formats seen in the wild, as data.
 
 Each format is a marker and the grammar of the rest of an event line, applied to the whole
-bytes of a log in one pass. The shared scanner in `collector.logs.scan` does everything else
+bytes of a log in one pass. The shared scanner in `collector.ingest.scan` does everything else
 (line numbers, duplicates, issues). Markers may appear mid-line, after other program output.
 No grammar ever needs to backtrack (each repetition ends where the next part cannot start),
 so repetitions are possessive (`*+`, `++`): the same matches, with less work.

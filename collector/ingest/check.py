@@ -16,11 +16,11 @@ from typing import Any
 import yaml
 
 from collector import store as stores
-from collector.logs.scan import scan
-from collector.logs.summary import summarize
+from collector.ingest.scan import scan
+from collector.ingest.summary import summarize
+from collector.ingest.trees import LogEntry, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
-from collector.trees import LogEntry, find_logs
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,9 @@ class Verdict:
 @cache
 def rules() -> dict[str, Any]:
     """collector/check_rules.yml."""
-    return yaml.safe_load(resources.files("collector").joinpath("check_rules.yml").read_text())
+    return yaml.safe_load(
+        resources.files("collector.ingest").joinpath("check_rules.yml").read_text()
+    )
 
 
 def check(
@@ -103,7 +105,7 @@ def _ruleset_benchmarks(ruleset: str) -> frozenset[str]:
     return frozenset(n for n in names if n != "common")
 
 
-LOCAL_RULES = Path(__file__).resolve().parent / "run" / "local_common.yaml"
+LOCAL_RULES = Path(__file__).resolve().parent / "local_common.yaml"
 
 
 @dataclass
@@ -124,7 +126,7 @@ def mlperf_check(path: Path, ruleset: str) -> ComplianceReport:
     """Run mlperf-logging's training rules of `ruleset` on one log, quietly.
 
     The checker loads a follow-up rule file chosen by the log's division; for collector's
-    `local` division that file is `collector/run/local_common.yaml` (see its header), which
+    `local` division that file is `collector/ingest/local_common.yaml` (see its header), which
     re-checks the values local runs log differently and adds the collector keys.
     """
     from mlperf_logging.compliance_checker import mlp_compliance, mlp_parser

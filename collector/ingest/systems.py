@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from collector.logs.scan import Issue
+from collector.ingest.scan import Issue
 
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 

@@ -1,6 +1,6 @@
 import json
 
-from collector.systems import classify_interconnect, read_description, system_row
+from collector.ingest.systems import classify_interconnect, read_description, system_row
 
 
 def test_v05_entry_json():

@@ -13,14 +13,14 @@ from typing import Any
 
 import yaml
 
-from collector.logs.scan import Events
-from collector.logs.values import BadValue, as_float, decode_value
+from collector.ingest.scan import Events
+from collector.ingest.values import BadValue, as_float, decode_value
 
 
 @cache
 def rules() -> dict[str, Any]:
     """The parsing rules (collector/logs/rules.yml)."""
-    text = resources.files("collector.logs").joinpath("rules.yml").read_text()
+    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
     return yaml.safe_load(text)
 
 

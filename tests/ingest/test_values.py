@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from collector.logs.values import BadValue, as_float, decode_value
+from collector.ingest.values import BadValue, as_float, decode_value
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import time
 import psutil
 import pytest
 
-from collector.parallel import map_batches, split_by_size
+from collector.ingest.parallel import map_batches, split_by_size
 
 
 def _tag(batch, offset):
@@ -41,7 +41,7 @@ def test_map_batches_raises_what_a_batch_raised():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux parent-death signal")
 def test_workers_end_when_the_caller_is_killed():
-    code = "import time\nfrom collector.parallel import map_batches\n"
+    code = "import time\nfrom collector.ingest.parallel import map_batches\n"
     code += "map_batches(time.sleep, [30.0] * 4, (), 3)\n"
     caller = subprocess.Popen([sys.executable, "-c", code])
     workers: list[psutil.Process] = []

@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from collector.errors import InputError
-from collector.logs.telemetry import telemetry_path
+from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
 _ROUND = re.compile(r"(?:^|[_-])v(\d+\.\d+)(?:\.\d+)?$")

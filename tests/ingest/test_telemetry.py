@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from collector.logs.telemetry import COLUMNS, read_telemetry, telemetry_path
+from collector.ingest.telemetry import COLUMNS, read_telemetry, telemetry_path
 from collector.run.telemetry import Telemetry
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "telemetry" / "result_0.telemetry.csv"

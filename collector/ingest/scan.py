@@ -15,7 +15,7 @@ from itertools import accumulate, compress, repeat
 import numpy as np
 import pyarrow as pa
 
-from collector.logs.formats import FORMATS, LogFormat, detect
+from collector.ingest.formats import FORMATS, LogFormat, detect
 
 MAX_EVENT_BYTES = 1 << 20  # an event longer than this is skipped, with a warning
 BACKWARDS_TOLERANCE_S = 1.0  # ranks log concurrently; only larger steps back are reported

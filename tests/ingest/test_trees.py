@@ -1,7 +1,7 @@
 import pytest
 
 from collector.errors import InputError
-from collector.trees import find_logs
+from collector.ingest.trees import find_logs
 from tests.conftest import LOGS, v05_tree, v06_tree
 
 

@@ -4,19 +4,19 @@ from pathlib import Path
 
 import pytest
 
-from collector import query
 from collector.errors import InputError
-from collector.ingest import ingest
-from collector.published import (
+from collector.ingest.pipeline import ingest
+from collector.ingest.published import (
     HEADER,
     is_published_folder,
     load_published,
     load_studies,
     qualifiers,
 )
+from collector.queries import query
 from collector.store import snapshot
 
-PUBLISHED = Path(__file__).resolve().parents[1] / "runs" / "published"
+PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
 
 
 def write_csv(folder: Path, rows: list[list[str]], name: str = "x.csv") -> Path:
@@ -64,7 +64,7 @@ def test_ingest_stores_published_and_keeps_it_across_log_ingests(tmp_path):
     folder = write_csv(tmp_path / "p", [row("a-1")])
     ingest([folder], store=store)
     assert snapshot.read(store)["published"].num_rows == 1
-    ingest([Path(__file__).parent / "fixtures" / "logs"], store=store)
+    ingest([Path(__file__).parents[1] / "fixtures" / "logs"], store=store)
     assert snapshot.read(store)["published"].num_rows == 1
     assert query.sql("SELECT count(*) AS n FROM store.published", store).to_pylist() == [{"n": 1}]
 

@@ -22,7 +22,7 @@ from collector.store.schemas import STORED_TABLES
 from collector.store.snapshot import current_name
 
 QUERY_PACKAGE = "collector.queries"
-SOURCES_CSV = Path(__file__).resolve().parents[1] / "runs" / "sources.csv"
+SOURCES_CSV = Path(__file__).resolve().parents[2] / "runs" / "sources.csv"
 SLICE_ROWS = 4 * 2048  # the fewest rows a stored table is sliced into per thread (four vectors)
 
 

@@ -14,13 +14,13 @@ import numpy as np
 import pyarrow as pa
 
 from collector import store as stores
-from collector.logs.rows import IssueRow, Parsed, read_and_parse
-from collector.logs.scan import Events
-from collector.parallel import map_batches, split_by_size, usable_cpus
-from collector.published import is_published_folder, load_published
+from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
+from collector.ingest.published import is_published_folder, load_published
+from collector.ingest.rows import IssueRow, Parsed, read_and_parse
+from collector.ingest.scan import Events
+from collector.ingest.trees import LogEntry, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
-from collector.trees import LogEntry, find_logs
 
 SOURCES = ("official", "local", "published")
 # tables of many rows per run, built per batch of logs

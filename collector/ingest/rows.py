@@ -10,11 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from collector.logs.scan import Events, Issue, scan
-from collector.logs.summary import RunSummary, summarize
-from collector.logs.telemetry import read_telemetry
-from collector.systems import classify_interconnect, read_description, system_row
-from collector.trees import LogEntry
+from collector.ingest.scan import Events, Issue, scan
+from collector.ingest.summary import RunSummary, summarize
+from collector.ingest.systems import classify_interconnect, read_description, system_row
+from collector.ingest.telemetry import read_telemetry
+from collector.ingest.trees import LogEntry
 
 
 @dataclass(frozen=True)
