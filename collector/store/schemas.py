@@ -1,4 +1,4 @@
-"""The table schemas in `collector/store/tables/*.yml` (package data), as pyarrow schemas, and validation against them."""
+"""Stored tables' schemas (package data in `tables/*.yml`) as pyarrow schemas, and validation."""
 
 from __future__ import annotations
 
