@@ -1,5 +1,6 @@
 """Parameter tables of the derived tables: bootstrap settings, deadlines, baselines,
-accelerator models and accelerator-hour prices, each registered in DuckDB under its name."""
+accelerator models, hardware in words and accelerator-hour prices, each registered in DuckDB
+under its name."""
 
 from __future__ import annotations
 
@@ -88,6 +89,22 @@ def accelerators() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+@cache
+def hardware_words() -> dict[str, pa.Table]:
+    """Accelerator models and interconnect classes in words (hardware_words.yml)."""
+    doc = _doc("hardware_words.yml")
+    return {
+        "accelerator_names": pa.Table.from_pylist(
+            [dict(zip(doc["model_columns"], m, strict=True)) for m in doc["models"]],
+            schema=pa.schema([(c, pa.string()) for c in doc["model_columns"]]),
+        ),
+        "link_names": pa.Table.from_pylist(
+            [dict(zip(doc["link_columns"], m, strict=True)) for m in doc["links"]],
+            schema=pa.schema([(c, pa.string()) for c in doc["link_columns"]]),
+        ),
+    }
+
+
 def prices() -> pa.Table:
     """Accelerator-hour prices the user edits: runs/prices.csv, or $COLLECTOR_PRICES."""
     path = Path(os.environ.get("COLLECTOR_PRICES", PRICES_CSV))
@@ -117,4 +134,5 @@ def tables() -> dict[str, pa.Table]:
         "baselines": baselines(),
         "accelerator_models": accelerators(),
         "prices": prices(),
+        **hardware_words(),
     }

@@ -18,11 +18,13 @@ from collector.site.pages import (
     downloads,
     guide,
     home,
+    local_checks,
     method,
     rounds,
     sources,
     systems,
 )
+from collector.site.pages.common import benchmark_names
 from collector.site.render import render
 
 INDEX = ".generated.json"  # list of generated files, so stale ones can be removed
@@ -53,8 +55,9 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         ("page.md.j2", sources.page(data)),
         ("page.md.j2", downloads.page(data)),
         ("page.md.j2", method.page(data)),
+        ("page.md.j2", local_checks.page(data)),
     ]
-    out += [("page.md.j2", benchmarks.page(data, b)) for b in benchmarks.benchmark_names(data)]
+    out += [("page.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
     out += [("page.md.j2", systems.page(data, s)) for s in systems.systems_with_runs(data)]
     return out
 
@@ -73,6 +76,7 @@ def generate(store: str | Path | None = None) -> Result:
             json.dumps(c.spec, indent=1, sort_keys=True) + "\n"
         ).encode()
     files.update(downloads.files(data))
+    files.update(guide.files(data))
     return Result(data.snapshot, files, tuple(chart_list))
 
 

@@ -33,26 +33,15 @@ WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
 ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq
 """
 
-# Spread of the converged runs of each scored configuration (fastest and slowest minutes).
-_SPREAD_SQL = """
-SELECT source, round, system_id, benchmark, coalesce(precision, '') AS precision,
-       coalesce(interconnect, '') AS interconnect, coalesce(accelerators, -1) AS accelerators,
-       min(minutes) AS fastest_minutes, max(minutes) AS slowest_minutes,
-       list(log_path ORDER BY run) AS logs
-FROM runs WHERE status = 'success'
-GROUP BY ALL
-"""
-
 
 @dataclass
 class SiteData:
-    """Derived tables by name, plus evaluations, run spreads and system descriptions."""
+    """Derived tables by name, plus evaluations and system descriptions."""
 
     store: Path
     snapshot: str
     tables: dict[str, pa.Table]
     evals: list[Row] = field(default_factory=list)
-    spreads: dict[tuple, Row] = field(default_factory=dict)
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
 
@@ -64,24 +53,6 @@ class SiteData:
         """The table's rows, or none when the table is not defined yet."""
         table = self.tables.get(name)
         return table.to_pylist() if table is not None else []
-
-    def spread(self, row: Row) -> Row | None:
-        """Fastest/slowest converged run of the configuration a scores row describes."""
-        return self.spreads.get(config_key(row))
-
-
-def config_key(row: Row) -> tuple:
-    """Key of one configuration: source, round, system, benchmark, precision, link, count."""
-    accelerators = row.get("accelerators")
-    return (
-        row["source"],
-        row["round"],
-        row["system_id"],
-        row["benchmark"],
-        row.get("precision") or "",
-        row.get("interconnect") or "",
-        -1 if accelerators is None else accelerators,
-    )
 
 
 def load(store: str | Path | None = None) -> SiteData:
@@ -99,18 +70,6 @@ def load(store: str | Path | None = None) -> SiteData:
         query.materialize(con, name)
         if name not in settings().internal_tables:
             tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
-    spreads = {
-        (
-            r["source"],
-            r["round"],
-            r["system_id"],
-            r["benchmark"],
-            r["precision"],
-            r["interconnect"],
-            r["accelerators"],
-        ): r
-        for r in settle(con.sql(_SPREAD_SQL).to_arrow_table()).to_pylist()
-    }
     if "published" not in tables:
         tables["published"] = _published(con)
     evals = con.sql(_EVALS_SQL).to_arrow_table().to_pylist()
@@ -118,7 +77,7 @@ def load(store: str | Path | None = None) -> SiteData:
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
     studies = load_studies(PUBLISHED)
-    return SiteData(store_path, snapshot, tables, evals, spreads, descriptions, studies)
+    return SiteData(store_path, snapshot, tables, evals, descriptions, studies)
 
 
 SIGNIFICANT_DIGITS = 12

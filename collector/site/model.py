@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
 
 Cell = str | Markup | int | float | None
+Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,6 @@ class ChartRef:
     spec: dict[str, Any]
     svg_href: str
     spec_href: str
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A headline: a sentence (escaped Markdown) and the link to its evidence."""
-
-    sentence: Markup
-    href: str
-    kind: str
 
 
 @dataclass(frozen=True)
@@ -65,18 +57,49 @@ class Page:
 
 
 @dataclass(frozen=True)
-class HomePage(Page):
-    """Home: the headline findings of the current data, under their topics."""
+class FamilyFinding:
+    """The fastest official configurations of one workload family's benchmark in its newest
+    round: on one server and on several (site_scores rows, None where there is none)."""
 
-    topics: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
-    counts: dict[str, int] = field(default_factory=dict)
+    family: str
+    benchmark: str
+    title: str
+    href: str
+    round: str
+    newest_round: str  # the newest official round of any benchmark
+    one_server: Row | None
+    at_scale: Row | None
+    undescribed: Row | None  # fastest on a system of unknown node count
+
+
+@dataclass(frozen=True)
+class ModelFinding:
+    """Accelerator models at an equal count on one server: site_model_ratios rows of one
+    benchmark and count, the fastest model's first."""
+
+    title: str
+    href: str
+    ratios: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class HomePage(Page):
+    """Home: one finding per workload family, then accelerator models compared."""
+
+    families: tuple[FamilyFinding, ...] = ()
+    models: tuple[ModelFinding, ...] = ()
+    own_configurations: int = 0  # scored configurations of the user's own full-size runs
+    proxy_configurations: int = 0
 
 
 @dataclass(frozen=True)
 class GuidePage(Page):
-    """Guide: every configuration, the workloads, deadlines and data-driven advice."""
+    """Guide: the workloads by family, the filters' choices and the guide table's rows."""
 
-    workloads: tuple[tuple[str, str], ...] = ()
-    deadlines_hours: tuple[float, ...] = ()
-    configurations: tuple[dict[str, Any], ...] = ()
-    advice: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    workloads: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    vendors: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    precisions: tuple[str, ...] = ()
+    deadline_hours: float = 4.0
+    newest_round: str = ""
+    rows: tuple[Row, ...] = ()

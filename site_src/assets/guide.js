@@ -1,7 +1,10 @@
-// Guide: filters the configurations embedded in the page by workload and deadline.
+// Guide: filters the guide table embedded in the page (the rows of data/guide.json) by
+// workload, deadline and hardware, ranks what meets the deadline by time, newest round first.
 // Builds the answer with DOM nodes and textContent only, so no data string is parsed as HTML.
 (function () {
   "use strict";
+
+  var LABELS = {official: "official MLPerf", local: "measured here", projected: "projected to full size"};
 
   function el(tag, text, attrs) {
     var node = document.createElement(tag);
@@ -10,8 +13,8 @@
     return node;
   }
 
-  // Three significant digits below 1000, whole numbers above, trailing zeros of a fraction
-  // dropped: what the pages' own numbers show (480 stays 480, 8.00 becomes 8).
+  // Three significant digits below 1000, whole numbers above, trailing zeros dropped: what
+  // the pages' own numbers show.
   function fmt(x) {
     if (x === null || x === undefined || !isFinite(Number(x))) return "—";
     var n = Number(x);
@@ -21,131 +24,138 @@
     return parts.join("e");
   }
 
-  function deadlineHours() {
-    var picked = document.querySelector('input[name="guide-deadline"]:checked');
-    if (!picked) return null;
-    if (picked.value === "custom") {
-      var h = parseFloat(document.getElementById("guide-hours").value);
-      return isFinite(h) && h > 0 ? h : null;
+  // A duration in minutes as people say it: "45 s", "3.2 min", "2.1 h".
+  function duration(minutes) {
+    var m = Math.abs(minutes);
+    if (m < 1) return fmt(m * 60) + " s";
+    if (m < 120) return fmt(m) + " min";
+    return fmt(m / 60) + " h";
+  }
+
+  function value(id) {
+    var node = document.getElementById(id);
+    return node ? node.value : "";
+  }
+
+  function roundKey(r) {
+    return r.replace(/^v/, "").split(".").map(Number);
+  }
+
+  function newerFirst(a, b) {
+    var x = roundKey(a.round), y = roundKey(b.round);
+    for (var i = 0; i < Math.max(x.length, y.length); i++) {
+      if ((x[i] || 0) !== (y[i] || 0)) return (y[i] || 0) - (x[i] || 0);
     }
-    return parseFloat(picked.value);
+    return 0;
   }
 
-  function matches(row, workload) {
-    if (workload.indexOf("domain:") === 0) return row.domain === workload.slice(7);
-    return row.benchmark === workload;
+  // The rows of the workload that meet the hardware constraints (all but the deadline).
+  function candidates(rows) {
+    var bench = value("guide-workload");
+    var most = parseInt(value("guide-max-accelerators"), 10);
+    var hw = value("guide-hardware");
+    var servers = value("guide-servers");
+    var precision = value("guide-precision");
+    return rows.filter(function (r) {
+      if (r.benchmark !== bench) return false;
+      if (isFinite(most) && !(r.accelerators && r.accelerators <= most)) return false;
+      if (hw.indexOf("vendor:") === 0 && r.vendor !== hw.slice(7)) return false;
+      if (hw.indexOf("model:") === 0 && r.accelerator_model !== hw.slice(6)) return false;
+      if (servers === "one" && r.one_server !== true) return false;
+      if (servers === "several" && r.one_server !== false) return false;
+      if (precision && r.precision !== precision) return false;
+      return true;
+    });
   }
 
-  function link(text, href) {
-    var a = el("a", text);
-    a.setAttribute("href", href);
-    return a;
-  }
-
-  function render(data) {
-    var workload = document.getElementById("guide-workload").value;
-    var hours = deadlineHours();
-    var answer = document.getElementById("guide-answer");
-    answer.replaceChildren();
-    if (hours === null) {
-      answer.appendChild(el("p", "Type a deadline in hours."));
-      return;
-    }
+  // The answer as data: what meets the deadline (ranked) or the closest, and what to say.
+  function answer(data, hours) {
     var limit = hours * 60;
-    var rows = data.configurations.filter(function (r) {
-      return matches(r, workload) && r.minutes <= limit;
+    var pool = candidates(data.rows);
+    var ranked = pool.slice().sort(function (a, b) {
+      return newerFirst(a, b) || a.score_minutes - b.score_minutes;
     });
-    var all = data.configurations.filter(function (r) { return matches(r, workload); });
-    // counted per kind of evidence: a proxy-scale run meeting a deadline says nothing about
-    // an official one
-    answer.appendChild(el("p", rows.length ?
-      "Configurations that train within " + fmt(hours) + " h (" + fmt(limit) +
-      " minutes), by kind of evidence:" :
-      "None of the " + all.length + " configurations trains within " + fmt(hours) + " h (" +
-      fmt(limit) + " minutes).", {"class": "guide-summary"}));
-    if (!rows.length) return;
-    // one table per kind of evidence, official results first: kinds are never ranked as one
-    var kinds = rows.map(function (r) { return r.kind; }).filter(function (k, i, all) {
-      return all.indexOf(k) === i;
-    }).sort(function (a, b) { return evidenceRank(a) - evidenceRank(b); });
-    kinds.forEach(function (kind) {
-      var mine = rows.filter(function (r) { return r.kind === kind; });
-      var of = all.filter(function (r) { return r.kind === kind; }).length;
-      answer.appendChild(el("h3", kind + ": " + mine.length + " of " + of + " configuration" +
-        (of === 1 ? "" : "s"), {"class": "guide-kind"}));
-      if (kind.indexOf("proxy scale") !== -1) {
-        answer.appendChild(el("p", "Proxy-scale runs train a smaller problem than MLPerf's; " +
-          "their minutes compare with each other, not with official results."));
-      }
-      // wide on a phone: the table scrolls in its own box, the page does not
-      answer.appendChild(el("div", null, {"class": "guide-scroll"})).appendChild(
-        table(mine, limit));
-    });
-  }
-
-  function evidenceRank(kind) {
-    if (kind.indexOf("official") === 0) return 0;
-    return kind.indexOf("proxy scale") === -1 ? 1 : 2;
+    var fits = ranked.filter(function (r) { return r.score_minutes <= limit; });
+    var closest = pool.slice().sort(function (a, b) { return a.score_minutes - b.score_minutes; });
+    return {pool: pool, fits: fits, closest: closest.slice(0, 3), limit: limit};
   }
 
   function table(rows, limit) {
     var t = el("table", null, {"class": "guide-table"});
-    var head = el("tr");
-    ["accelerators", "hardware", "system", "workload", "minutes", "run range",
-     "meets deadline", "reasons"].forEach(function (h) { head.appendChild(el("th", h)); });
-    t.appendChild(el("thead")).appendChild(head);
+    var head = t.appendChild(el("thead")).appendChild(el("tr"));
+    ["hardware", "round", "time", "range of runs", "spare", "precision", "evidence", "submitter"]
+      .forEach(function (c) { head.appendChild(el("th", c)); });
     var body = t.appendChild(el("tbody"));
     rows.forEach(function (r) {
-      var tr = el("tr");
-      tr.appendChild(el("td", r.accelerators || "CPU only"));
-      tr.appendChild(el("td", r.hardware + (r.interconnect ? ", " + r.interconnect : "") +
-        (r.precision ? ", " + r.precision : "")));
-      var sys = el("td");
-      sys.appendChild(link(r.submitter + " " + r.system + " " + r.round, r.system_href));
-      tr.appendChild(sys);
-      var wl = el("td");
-      wl.appendChild(link(r.title, r.benchmark_href));
-      tr.appendChild(wl);
-      tr.appendChild(el("td", fmt(r.minutes)));
-      tr.appendChild(el("td", fmt(r.fastest_minutes) + "–" + fmt(r.slowest_minutes)));
-      tr.appendChild(el("td", r.slowest_minutes !== null && r.slowest_minutes <= limit
-        ? "all runs" : "on average"));
-      tr.appendChild(el("td", (r.reasons || []).join("; ") || "—"));
-      body.appendChild(tr);
+      var tr = body.appendChild(el("tr"));
+      tr.appendChild(el("td", r.hardware, {title: r.system_id || ""}));
+      tr.appendChild(el("td", r.round));
+      tr.appendChild(el("td", fmt(r.score_minutes) + " min"));
+      tr.appendChild(el("td", fmt(r.fastest_minutes) + "–" + fmt(r.slowest_minutes) + " min"));
+      var spare = limit - r.score_minutes;
+      var note = spare >= 0
+        ? duration(spare) + " (" + fmt(100 * spare / limit) + "%)" +
+          (r.slowest_minutes !== null && r.slowest_minutes <= limit ? ", every run in time" : "")
+        : duration(-spare) + " late";
+      tr.appendChild(el("td", note));
+      tr.appendChild(el("td", r.precision || "not stated"));
+      tr.appendChild(el("td", LABELS[r.evidence] || r.evidence));
+      tr.appendChild(el("td", r.submitter));
     });
-    return t;
+    var box = el("div", null, {"class": "guide-scroll"});
+    box.appendChild(t);
+    return box;
   }
 
-  function renderAdvice(data) {
-    var box = document.getElementById("guide-advice");
-    var workload = document.getElementById("guide-workload").value;
-    var domain = workload.indexOf("domain:") === 0 ? workload.slice(7) : null;
-    if (!domain) {
-      var row = data.configurations.find(function (r) { return r.benchmark === workload; });
-      domain = row ? row.domain : null;
-    }
-    box.replaceChildren();
-    var lines = (domain && data.advice[domain]) || [];
-    box.appendChild(el("h2", "Advice for " + (domain || "this workload")));
-    if (!lines.length) {
-      box.appendChild(el("p", "No scaling, precision or interconnect measurement for this " +
-        "domain yet, so no advice."));
+  function render(data) {
+    var out = document.getElementById("guide-answer");
+    out.replaceChildren();
+    var hours = parseFloat(value("guide-hours"));
+    if (!(isFinite(hours) && hours > 0)) {
+      out.appendChild(el("p", "Type a deadline in hours."));
       return;
     }
-    var ul = box.appendChild(el("ul"));
-    lines.forEach(function (t) { ul.appendChild(el("li", t)); });
+    var a = answer(data, hours);
+    var bench = value("guide-workload");
+    var official = data.rows.filter(function (r) {
+      return r.benchmark === bench && r.evidence === "official";
+    });
+    var last = official.slice().sort(newerFirst)[0];
+    if (!official.length) {
+      out.appendChild(el("p", "This benchmark has no official result in this data.",
+        {"class": "guide-note"}));
+    } else if (last.round !== data.newest_round) {
+      out.appendChild(el("p", "No official result in " + data.newest_round +
+        ": the newest is from " + last.round + ".", {"class": "guide-note"}));
+    }
+    if (!a.pool.length) {
+      out.appendChild(el("p", "No configuration matches these constraints; loosen them.",
+        {"class": "guide-summary"}));
+      return;
+    }
+    if (a.fits.length) {
+      out.appendChild(el("p", a.fits.length + " of " + a.pool.length +
+        " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min):",
+        {"class": "guide-summary"}));
+      out.appendChild(table(a.fits, a.limit));
+    } else {
+      out.appendChild(el("p", "Nothing meets " + fmt(hours) + " h (" + fmt(a.limit) +
+        " min) among " + a.pool.length + " configurations. The closest:",
+        {"class": "guide-summary"}));
+      out.appendChild(table(a.closest, a.limit));
+    }
   }
 
-  function init() {
-    var source = document.getElementById("guide-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    var update = function () { render(data); renderAdvice(data); };
-    document.getElementById("guide-form").addEventListener("input", update);
-    document.getElementById("guide-form").addEventListener("change", update);
-    update();
+  function start() {
+    var node = document.getElementById("guide-data");
+    if (!node) return;
+    var data = JSON.parse(node.textContent);
+    var form = document.getElementById("guide-form");
+    form.addEventListener("input", function () { render(data); });
+    form.addEventListener("change", function () { render(data); });
+    render(data);
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

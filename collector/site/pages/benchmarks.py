@@ -13,6 +13,7 @@ from collector.site.escape import markdown_text
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import (
     Row,
+    benchmark_names,
     benchmark_page,
     by_evidence,
     chart_ref,
@@ -24,41 +25,34 @@ from collector.site.pages.common import (
     num,
     rel,
     round_label,
+    system_page,
 )
-from collector.site.pages.configs import configurations
 
 _RATE = "throughput_samples_per_s"
 TTA_RUNS_PER_SYSTEM = 5  # curves drawn per configuration (the first runs by index)
-
-
-def benchmark_names(data: SiteData) -> list[str]:
-    """Benchmarks that have runs, in the order site.yml lists them."""
-    present = {r["benchmark"] for r in data.rows("runs")}
-    known = [b for b in settings().benchmarks if b in present]
-    return known + sorted(present - set(known))
 
 
 def index_page(data: SiteData) -> Page:
     """benchmarks/index.md: one row per benchmark in a table per kind of evidence (a proxy-scale
     local run is not faster than an official result, it is a different test)."""
     path = "benchmarks/index.md"
-    configs = configurations(data)
+    configs = [c for c in data.rows("site_scores") if c["score_minutes"]]
     rows = []
-    for evidence in sorted({c["kind"] for c in configs}, key=evidence_order):
+    for evidence in sorted({kind(c) for c in configs}, key=evidence_order):
         for name in benchmark_names(data):
-            mine = [c for c in configs if c["benchmark"] == name and c["kind"] == evidence]
+            mine = [c for c in configs if c["benchmark"] == name and kind(c) == evidence]
             if not mine:
                 continue
-            best = min(mine, key=lambda c: c["minutes"])
+            best = min(mine, key=lambda c: c["score_minutes"])
             cells = (
                 link(settings().benchmark(name).title, rel(path, benchmark_page(name))),
-                settings().benchmark(name).domain,
+                settings().family_title(settings().benchmark(name).family),
                 len(mine),
-                Markup(markdown_text(num(best["minutes"]))),
-                best["label"],
+                Markup(markdown_text(num(best["score_minutes"]))),
+                f"{best['hardware']} ({best['submitter']}, {round_label(best)})",
             )
             rows.append((evidence, cells))
-    columns = ("benchmark", "domain", "scored configurations", "fastest, minutes", "by")
+    columns = ("benchmark", "kind of job", "scored configurations", "fastest, minutes", "by")
     intro = Markup(
         "The fastest scored configuration of each benchmark, one table per kind of evidence: "
         "times of runs at a proxy scale are not comparable with official results."
@@ -74,16 +68,22 @@ def page(data: SiteData, name: str) -> Page:
     path = benchmark_page(name)
     bench = settings().benchmark(name)
     configs = sorted(
-        (c for c in configurations(data, scored_only=False) if c["benchmark"] == name),
-        key=lambda c: (evidence_order(c["kind"]), c["minutes"] is None, c["minutes"] or 0),
+        (c for c in data.rows("site_scores") if c["benchmark"] == name),
+        key=lambda c: (
+            evidence_order(kind(c)),
+            c["score_minutes"] is None,
+            c["score_minutes"] or 0,
+        ),
     )
     intro = Markup(
-        f"Domain: **{markdown_text(bench.domain)}**. MLPerf allows {num(bench.variance_pct)}% "
+        f"Kind of job: **{markdown_text(settings().family_title(bench.family))}**. "
+        f"MLPerf allows {num(bench.variance_pct)}% "
         "run-to-run variance for this benchmark; differences smaller than that are noise. "
         "Official MLPerf results, local runs and published studies are shown apart."
     )
     sections = [
         _time_section(path, bench.title, configs),
+        _models_section([r for r in data.rows("site_model_ratios") if r["benchmark"] == name]),
         _scaling_section(path, bench.title, configs),
     ]
     sections.append(
@@ -102,17 +102,19 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
     rows = []
     for c in configs:
         cells = (  # what tells systems apart and the score first: the page is read across
-            link(c["system"], rel(path, c["system_doc"])),
+            link(c["system"], rel(path, system_page(c))),
             c["hardware"],
             c.get("precision") or "not stated",  # v0.5 logs do not state it
             c.get("interconnect"),
-            Markup(markdown_text(num(c["minutes"]))) if c["minutes"] else c["unscorable_reason"],
+            Markup(markdown_text(num(c["score_minutes"])))
+            if c["score_minutes"]
+            else c["unscorable_reason"],
             interval(c["fastest_minutes"], c["slowest_minutes"]),
             f"{c['runs_used']} of {c['runs_total']}",
             c["submitter"],
             round_label(c),
         )
-        rows.append((c["kind"], cells))
+        rows.append((kind(c), cells))
     columns = (
         "system",
         "hardware",
@@ -128,14 +130,14 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
         "Score: the fastest and slowest scored runs dropped, the rest averaged "
         "(see Method). Each system links to its page, which lists every log with its sha256."
     )
-    scored = [c for c in configs if c["minutes"]]
+    scored = [c for c in configs if c["score_minutes"]]
     chart_list = []
-    for source_kind in sorted(distinct(c["kind"] for c in scored), key=evidence_order):
-        rows_k = [c for c in scored if c["kind"] == source_kind]
+    for source_kind in sorted(distinct(kind(c) for c in scored), key=evidence_order):
+        rows_k = [c for c in scored if kind(c) == source_kind]
         t = f"{title}: time to train, {source_kind}"
         desc = (
             f"Dot plot of the time to train of {len(rows_k)} configurations ({source_kind}); "
-            f"fastest {num(min(c['minutes'] for c in rows_k))} minutes."
+            f"fastest {num(min(c['score_minutes'] for c in rows_k))} minutes."
         )
         chart = charts.time_to_train(_chart_rows(rows_k), t, desc)
         chart_list.append(chart_ref(path, f"time-{source_kind}", chart, t, desc))
@@ -147,17 +149,58 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
 
 
 def _chart_rows(rows: list[Row]) -> list[Row]:
-    keep = (
-        "label",
-        "minutes",
-        "fastest_minutes",
-        "slowest_minutes",
-        "system",
-        "accelerators",
-        "runs_used",
-        "kind",
+    keep = ("fastest_minutes", "slowest_minutes", "system", "accelerators", "runs_used")
+    return [
+        {
+            **{k: r.get(k) for k in keep},
+            "label": f"{r['hardware']} · {r['submitter']} {round_label(r)}",
+            "minutes": r["score_minutes"],
+            "kind": kind(r),
+        }
+        for r in rows
+    ]
+
+
+def _models_section(ratios: list[Row]) -> Section:
+    """Accelerator models at an equal count on one server (site_model_ratios)."""
+    rows = tuple(
+        (
+            r["accelerators"],
+            f"{r['model']} ({r['submitter']}, {r['system']})",
+            f"{r['other_model']} ({r['other_submitter']}, {r['other_system']})",
+            Markup(markdown_text(num(r["minutes"]))),
+            Markup(markdown_text(num(r["other_minutes"]))),
+            Markup(markdown_text(f"{num(r['speedup'])}x"))
+            + Markup(markdown_text(f" ({interval(r['speedup_ci_low'], r['speedup_ci_high'])})"))
+            * (r["speedup_ci_low"] is not None),
+        )
+        for r in ratios
     )
-    return [{k: r.get(k) for k in keep} for r in rows]
+    return Section(
+        "Accelerator models, same count, one server",
+        intro=Markup(
+            "In the newest official round: the fastest submitted configuration of each "
+            "accelerator model (mean over its converged runs), against the fastest model's. "
+            "Each ratio rests on one configuration of each model. Rows of the "
+            "`site_model_ratios` table."
+            if rows
+            else "No two accelerator models have an official result at the same count on one "
+            "server in the newest round of this benchmark."
+        ),
+        table=Table(
+            (
+                "accelerators",
+                "fastest model",
+                "model compared",
+                "minutes",
+                "minutes compared",
+                "times as fast (95% interval)",
+            ),
+            rows,
+        )
+        if rows
+        else None,
+    )
 
 
 def _family_label(key: tuple) -> str:
@@ -172,8 +215,8 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
     accelerator, precision and interconnect (one line never joins fp32 to bf16)."""
     families: dict[tuple, list[Row]] = defaultdict(list)
     for c in configs:
-        if c["minutes"] and c.get("accelerators"):
-            key = (c["kind"], c["round"], c["submitter"], c.get("accelerator"))
+        if c["score_minutes"] and c.get("accelerators"):
+            key = (kind(c), c["round"], c["submitter"], c.get("accelerator"))
             families[(*key, c.get("precision"), c.get("interconnect"))].append(c)
     series = {k: v for k, v in families.items() if len({c["accelerators"] for c in v}) > 1}
     if not series:
@@ -189,7 +232,7 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
         rows = [
             {
                 "accelerators": c["accelerators"],
-                "value": c["minutes"],
+                "value": c["score_minutes"],
                 "low": c["fastest_minutes"],
                 "high": c["slowest_minutes"],
                 "series": _family_label(k),

@@ -13,6 +13,8 @@ from typing import Any
 import altair as alt
 from markupsafe import Markup
 
+from collector.site.config import settings
+from collector.site.data import SiteData
 from collector.site.escape import markdown_text, slug
 from collector.site.model import Cell, ChartRef, Table
 
@@ -193,3 +195,20 @@ def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: 
 def distinct(values: Iterable[Any]) -> list[Any]:
     """Distinct values in first-seen order."""
     return list(dict.fromkeys(values))
+
+
+def round_key(name: str) -> tuple[int, ...]:
+    """A round's sort key: 'v5.1' -> (5, 1), so v10.0 sorts after v9.1."""
+    return tuple(int(p) if p.isdigit() else -1 for p in name.lstrip("v").split("."))
+
+
+def newest(rounds: Iterable[str]) -> str:
+    """The newest of some rounds ('' when there are none)."""
+    return max(rounds, key=round_key, default="")
+
+
+def benchmark_names(data: SiteData) -> list[str]:
+    """Benchmarks that have runs, in the order site.yml lists them."""
+    present = {r["benchmark"] for r in data.rows("runs")}
+    known = [b for b in settings().benchmarks if b in present]
+    return known + sorted(present - set(known))

@@ -27,30 +27,10 @@ def page(data: SiteData) -> Page:
             "Run-to-run variance",
             intro=Markup("From `collector/site/site.yml`."),
             table=Table(
-                ("benchmark", "domain", "allowed variance, %"),
-                tuple((b.title, b.domain, b.variance_pct) for b in settings().benchmarks.values()),
-            ),
-        ),
-        Section(
-            "Advice rules",
-            intro=Markup(
-                "From `collector/site/site.yml`; the first rule whose condition the median "
-                "observation of a domain and kind of evidence meets is shown. Scaling is read "
-                "at the largest accelerator count on the fewest nodes, against the fewest "
-                "accelerators measured there. Interconnect pairs that differ in more than the "
-                "link give no advice. Where the 95% interval reaches into another rule's "
-                "range, the advice says it is not settled."
-            ),
-            table=Table(
-                ("measure", "condition", "advice"),
+                ("benchmark", "kind of job", "allowed variance, %"),
                 tuple(
-                    (
-                        r.kind,
-                        f"value < {r.below}" if r.below is not None else f"value >= {r.at_least}",
-                        r.text,
-                    )
-                    for rules_ in settings().advice.values()
-                    for r in rules_
+                    (b.title, settings().family_title(b.family), b.variance_pct)
+                    for b in settings().benchmarks.values()
                 ),
             ),
         ),

@@ -5,15 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from collector.site.config import AdviceRule, settings
 from collector.site.data import SiteData
 from collector.site.pages.common import (
     Row,
-    distinct,
-    evidence_order,
     kind,
-    on_accelerators,
-    on_nodes,
 )
 
 
@@ -82,7 +77,6 @@ class Observation:
 
     measure: str
     benchmark: str
-    domain: str
     value: float
     low: float | None
     high: float | None
@@ -128,7 +122,6 @@ def observations(data: SiteData, measure: str) -> list[Observation]:
             Observation(
                 measure=measure,
                 benchmark=row["benchmark"],
-                domain=settings().benchmark(row["benchmark"]).domain,
                 value=value,
                 low=m.read(row, m.low),
                 high=m.read(row, m.high),
@@ -163,94 +156,3 @@ def confounded(o: Observation) -> bool:
     """Whether a measured comparison differs in more than what it compares (a published row's
     confounders column states what the study compared instead)."""
     return bool(o.row.get("confounders")) and o.row.get("source") != "published"
-
-
-def advice(data: SiteData) -> dict[str, tuple[str, ...]]:
-    """Advice per domain and kind of evidence (official first; kinds are never pooled): for
-    each measure, the first rule in site.yml that the median observation meets.
-
-    Findings read stated values only (no bounds or range ends). Scaling uses strong scaling
-    where it was measured, at the largest accelerator count on the fewest nodes, against the
-    fewest accelerators measured there; the interconnect uses like-for-like pairs only (where
-    there are none, the line says so and gives no advice). Where the measurements fall under
-    different rules, the line names the two extremes; else where the 95% interval reaches into
-    another rule's range, it says the advice is not settled.
-    """
-    notes = settings().advice_notes
-    out: dict[str, list[tuple[tuple[int, str], int, str]]] = {}
-    for index, (measure, rules) in enumerate(settings().advice.items()):
-        groups: dict[tuple[str, str], list[Observation]] = {}
-        for o in observations(data, measure):
-            groups.setdefault((o.domain, o.kind), []).append(o)
-        for (domain, evidence), obs in sorted(groups.items()):
-            if measure == "scaling":
-                # time to train where it was measured: weak scaling grows the work with the
-                # accelerators and reads higher
-                obs = [o for o in obs if o.row.get("kind") == "strong"] or obs
-                fewest = min((o.row.get("nodes") or 1) for o in obs)
-                obs = at_largest_count([o for o in obs if (o.row.get("nodes") or 1) == fewest])
-            like = [o for o in obs if not confounded(o)]
-            if not like:
-                text = notes["confounded"].format(
-                    domain=domain.capitalize(),
-                    count=len(obs),
-                    caveat="; ".join(distinct(str(o.row["confounders"]) for o in obs)),
-                    values=", ".join(_stated_value(o) for o in obs),
-                )
-                line = f"{text} ({evidence})"
-                out.setdefault(domain, []).append((evidence_order(evidence), index, line))
-                continue
-            chosen = median(like)
-            rule = _rule(rules, chosen.value)
-            if rule is None:
-                continue
-            size, low, high, way = chosen.reading()
-            text = rule.text.format(
-                domain=domain.capitalize(),
-                value=_fmt(chosen.value),
-                size=_fmt(size),
-                way=way,
-                accelerators=chosen.accelerators or "?",
-                on_nodes=on_nodes(chosen.row.get("nodes")),
-            )
-            if low is not None and high is not None:
-                text += f" 95% interval {_fmt(low)}–{_fmt(high)}."
-            # the rules read values as measured (not as the sentence states them)
-            extremes = (min(like, key=lambda o: o.value), max(like, key=lambda o: o.value))
-            if {_rule(rules, o.value) for o in extremes} != {rule}:
-                least, most = (_stated_value(o) for o in extremes)
-                text += " " + notes["disagree"].format(count=len(like), least=least, most=most)
-            elif {_rule(rules, v) for v in (chosen.low, chosen.high) if v is not None} - {rule}:
-                text += f" {notes['unsettled']}"
-            line = f"{text} ({evidence}, {_which(chosen, measure, len(like))})"
-            out.setdefault(domain, []).append((evidence_order(evidence), index, line))
-    return {d: tuple(line for *_, line in sorted(v)) for d, v in out.items()}
-
-
-def _rule(rules: tuple[AdviceRule, ...], value: float | None) -> AdviceRule | None:
-    """The first rule a value meets."""
-    return next((r for r in rules if value is not None and r.holds(value)), None)
-
-
-def _stated_value(o: Observation) -> str:
-    """'92.4% slower (gnmt, 4, bf16)': an observation as a line of advice quotes it."""
-    size, _, _, way = o.reading()
-    where = ", ".join(str(v) for v in (o.benchmark, o.accelerators, o.row.get("precision")) if v)
-    return f"{_fmt(size)}{o.unit} {way}".rstrip() + f" ({where})"
-
-
-def _which(chosen: Observation, measure: str, among: int) -> str:
-    """What the advice was read from: the benchmark, its precision and accelerator count where
-    known (scaling states its count in the text), and how many observations it is the median of."""
-    out = chosen.benchmark
-    if chosen.row.get("precision"):
-        out += f" in {chosen.row['precision']}"
-    if measure != "scaling":
-        out += on_accelerators(chosen.accelerators)
-    elif baseline_count(chosen) != 1:
-        out += f", against {baseline_count(chosen)} accelerators"
-    return out + (f"; median of {among} measured" if among > 1 else "")
-
-
-def _fmt(value: float | None) -> str:
-    return "?" if value is None else f"{value:.3g}"

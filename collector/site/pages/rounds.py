@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-import re
 from itertools import pairwise
 
 from markupsafe import Markup
 
+from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import markdown_text as md
 from collector.site.model import Page, Section, Table
-from collector.site.pages.common import Row, benchmark_page, interval, link, listed, num, rel
-from collector.site.pages.configs import configurations
+from collector.site.pages.common import (
+    Row,
+    benchmark_page,
+    interval,
+    kind,
+    link,
+    listed,
+    num,
+    rel,
+    round_key,
+)
 
-_FAMILY = re.compile(r"(V100|A100|H100|H200|P100|T4|GV100|TPU\S*)", re.I)
 DIFF_FIELDS = (
     "accelerator",
     "interconnect",
@@ -28,41 +36,39 @@ DIFF_FIELDS = (
 
 
 def _class(c: Row) -> str | None:
-    """'8 x V100, one server' for one-node official configurations with a known family."""
-    found = _FAMILY.search(c.get("accelerator") or "")
-    if c.get("nodes") != 1 or not c.get("accelerators") or not found:
+    """'8 x NVIDIA V100, one server' for one-node configurations of a known model."""
+    if not c.get("one_server") or not c.get("accelerators") or not c.get("vendor"):
         return None
-    return f"{c['accelerators']} x {found.group(1).upper()}, one server"
+    return f"{c['accelerators']} x {c['accelerator_model']}, one server"
 
 
 def round_gains(data: SiteData) -> list[Row]:
     """For each class and benchmark in two rounds: the best of each round and the ratio."""
     groups: dict[tuple[str, str, str], dict[str, Row]] = {}
-    for c in configurations(data):
+    for c in data.rows("site_scores"):
         cls = _class(c)
-        if cls is None:
+        if cls is None or not c["score_minutes"] or c["evidence"] == "proxy":
             continue
-        key = (c["kind"], cls, c["benchmark"])
-        best = groups.setdefault(key, {})
-        if c["round"] not in best or c["minutes"] < best[c["round"]]["minutes"]:
+        best = groups.setdefault((kind(c), cls, c["benchmark"]), {})
+        if c["round"] not in best or c["score_minutes"] < best[c["round"]]["score_minutes"]:
             best[c["round"]] = c
     gains = []
-    for (kind, cls, bench), best in sorted(groups.items()):
-        for old_round, new_round in pairwise(sorted(best)):
+    for (evidence, cls, bench), best in sorted(groups.items()):
+        for old_round, new_round in pairwise(sorted(best, key=round_key)):
             old, new = best[old_round], best[new_round]
             gains.append(
                 {
-                    "kind": kind,
+                    "kind": evidence,
                     "class": cls,
                     "benchmark": bench,
-                    "title": new["title"],
+                    "title": settings().benchmark(bench).title,
                     "old_round": old_round,
                     "new_round": new_round,
                     "old": old,
                     "new": new,
-                    "old_label": old["label"],
-                    "new_label": new["label"],
-                    "ratio": old["minutes"] / new["minutes"],
+                    "old_label": f"{old['submitter']} {old['system']}",
+                    "new_label": f"{new['submitter']} {new['system']}",
+                    "ratio": old["score_minutes"] / new["score_minutes"],
                     "ratio_low": _div(old["fastest_minutes"], new["slowest_minutes"]),
                     "ratio_high": _div(old["slowest_minutes"], new["fastest_minutes"]),
                 }
@@ -95,9 +101,9 @@ def page(data: SiteData) -> Page:
             link(g["title"], rel(path, benchmark_page(g["benchmark"]))),
             g["class"],
             f"{g['old_label']} ({g['old_round']})",
-            num(g["old"]["minutes"]),
+            num(g["old"]["score_minutes"]),
             f"{g['new_label']} ({g['new_round']})",
-            num(g["new"]["minutes"]),
+            num(g["new"]["score_minutes"]),
             Markup(f"**{num(g['ratio'])}x**"),
             interval(g["ratio_low"], g["ratio_high"], "x"),
         )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from markupsafe import Markup
 
+from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import markdown_text
 from collector.site.model import Page, Section, Table
@@ -23,7 +24,6 @@ from collector.site.pages.common import (
     round_label,
     system_page,
 )
-from collector.site.pages.configs import configurations
 
 SUMMARY_FIELDS = (
     ("system", "system name"),
@@ -172,13 +172,16 @@ def page(data: SiteData, system: Row) -> Page:
 
 
 def _results(data: SiteData, path: str, sid: str) -> Section:
-    mine = [c for c in configurations(data, scored_only=False) if c["system_id"] == sid]
+    mine = [c for c in data.rows("site_scores") if c["system_id"] == sid]
     rows = tuple(
         (
-            link(c["title"], rel(path, benchmark_page(c["benchmark"]))),
+            link(
+                settings().benchmark(c["benchmark"]).title,
+                rel(path, benchmark_page(c["benchmark"])),
+            ),
             c["hardware"],
             c.get("precision"),
-            Markup(num(c["minutes"])) if c["minutes"] else c["unscorable_reason"],
+            Markup(num(c["score_minutes"])) if c["score_minutes"] else c["unscorable_reason"],
             interval(c["fastest_minutes"], c["slowest_minutes"]),
             f"{c['runs_used']} of {c['runs_total']}",
         )

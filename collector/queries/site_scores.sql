@@ -1,0 +1,68 @@
+-- site_scores: the scores as the site shows them. One row per scores row, with the fastest and
+-- slowest converged run of the configuration, the hardware in words (hardware_words.yml), the
+-- kind of evidence, whether it ran on one server, and its rank among the scored configurations
+-- of its benchmark, round and kind of evidence on one server or on several.
+WITH spread AS (
+    SELECT
+        source, round, system_id, benchmark, precision, interconnect, accelerators,
+        min(minutes) AS fastest_minutes, max(minutes) AS slowest_minutes
+    FROM runs
+    WHERE status = 'success'
+    GROUP BY ALL
+),
+named AS (
+    SELECT s.*, n.model, n.vendor
+    FROM scores AS s
+    LEFT JOIN accelerator_names AS n
+        ON contains(lower(coalesce(s.accelerator, '')), lower(n.pattern))
+    QUALIFY row_number() OVER (
+        PARTITION BY s.source, s.round, s.system_id, s.benchmark, s.precision, s.interconnect,
+            s.accelerators
+        ORDER BY length(n.pattern) DESC NULLS LAST, n.model) = 1
+),
+described AS (
+    SELECT
+        n.*,
+        CASE
+            WHEN n.source = 'local' AND coalesce(n.scale, '') <> 'full' THEN 'proxy'
+            WHEN n.source = 'local' THEN 'local'
+            ELSE n.source
+        END AS evidence,
+        coalesce(n.model, n.accelerator) AS accelerator_model,
+        n.nodes = 1 AS one_server,
+        CASE WHEN n.accelerators = 0 THEN 'CPU only'
+             WHEN n.accelerators IS NULL THEN n.system || ' (hardware not described)'
+             ELSE n.accelerators || ' x ' || coalesce(n.model, n.accelerator, 'accelerator')
+        END
+        || coalesce(', ' || n.nodes || CASE WHEN n.nodes = 1 THEN ' node' ELSE ' nodes' END, '')
+        || coalesce(', ' || l.words, '') AS hardware,
+        sp.fastest_minutes, sp.slowest_minutes
+    FROM named AS n
+    LEFT JOIN link_names AS l ON l.interconnect = n.interconnect
+    LEFT JOIN spread AS sp
+        ON sp.source = n.source AND sp.round = n.round AND sp.system_id = n.system_id
+        AND sp.benchmark = n.benchmark
+        AND sp.precision IS NOT DISTINCT FROM n.precision
+        AND sp.interconnect IS NOT DISTINCT FROM n.interconnect
+        AND sp.accelerators IS NOT DISTINCT FROM n.accelerators
+)
+SELECT
+    evidence, source, scale, round, submitter, division, system_id, system, benchmark,
+    accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
+    precision, hardware, runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
+    slowest_minutes, unscorable_reason,
+    round = max(round) FILTER (WHERE score_minutes IS NOT NULL)
+        OVER (PARTITION BY evidence, benchmark) AS newest_round,
+    CASE WHEN score_minutes IS NOT NULL THEN
+        count(score_minutes) OVER (
+            PARTITION BY evidence, benchmark, round, one_server)
+    END AS configurations_in_class,
+    CASE WHEN score_minutes IS NOT NULL THEN
+        rank() OVER (
+            PARTITION BY evidence, benchmark, round, one_server,
+                score_minutes IS NULL
+            ORDER BY score_minutes)
+    END AS rank_in_class
+FROM described
+ORDER BY evidence, benchmark, round DESC, score_minutes NULLS LAST, system_id, precision,
+    interconnect, accelerators
