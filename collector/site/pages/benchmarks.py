@@ -170,9 +170,12 @@ def _models_section(ratios: list[Row]) -> Section:
             f"{r['other_model']} ({r['other_submitter']}, {r['other_system']})",
             Markup(markdown_text(num(r["minutes"]))),
             Markup(markdown_text(num(r["other_minutes"]))),
-            Markup(markdown_text(f"{num(r['speedup'])}x"))
-            + Markup(markdown_text(f" ({interval(r['speedup_ci_low'], r['speedup_ci_high'])})"))
-            * (r["speedup_ci_low"] is not None),
+            f"{num(r['speedup'])}x"
+            + (
+                f" ({interval(r['speedup_ci_low'], r['speedup_ci_high'])})"
+                if r["speedup_ci_low"] is not None
+                else ""
+            ),
         )
         for r in ratios
     )
