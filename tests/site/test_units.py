@@ -1,4 +1,4 @@
-"""Escaping, chart specs and advice rules, without building a site."""
+"""Escaping, chart specs, settings and page helpers, without building a site."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 import pytest
 
 from collector.site import charts
-from collector.site.config import settings
 from collector.site.escape import json_for_html, markdown_text, title_text
 
 ROWS = [
@@ -134,12 +133,6 @@ def test_scaling_chart_uses_interval_columns() -> None:
     assert spec["layer"][1]["encoding"]["x"]["axis"]["values"] == [4, 8]
 
 
-def test_advice_rules_pick_by_threshold() -> None:
-    rules = settings().advice["scaling"]
-    assert next(r for r in rules if r.holds(30.0)).below == 50
-    assert next(r for r in rules if r.holds(95.0)).below == 1000
-
-
 def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
     rows = [
         {
@@ -188,14 +181,15 @@ def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
 
     def config(gpus: int, precision: str, interconnect: str, minutes: float) -> dict:
         return {
-            "kind": "local run, proxy scale small",
+            "source": "local",
+            "scale": "small",
             "round": "v0.5",
             "submitter": "lab",
             "accelerator": "NVIDIA H200",
             "accelerators": gpus,
             "precision": precision,
             "interconnect": interconnect,
-            "minutes": minutes,
+            "score_minutes": minutes,
             "fastest_minutes": minutes * 0.9,
             "slowest_minutes": minutes * 1.1,
         }
@@ -240,7 +234,7 @@ def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None
 
     def gain(kind: str) -> Observation:
         row = {"system": "box", "kind": kind}
-        return Observation("precision", "ssd", "vision", 4.6, 4.4, 4.8, 1, "local run", row)
+        return Observation("precision", "ssd", 4.6, 4.4, 4.8, 1, "local run", row)
 
     assert _label(gain("time")) == "ssd · box · 1 · time to train"
     assert _label(gain("throughput")) == "ssd · box · 1 · throughput"
@@ -291,257 +285,9 @@ def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> Non
     assert _label(o) == "gnmt · 4 · fp32"
 
 
-def test_guide_reasons_are_the_configurations_own() -> None:
-    from collector.site.pages.guide import _reasons
-
-    local = {"benchmark": "gnmt", "source": "local", "scale": "small"}
-    tables = {
-        "scaling": [
-            {**local, "kind": "strong", "accelerators": 4, "system": "a", "efficiency_pct": 50.0},
-            {
-                **local,
-                "kind": "strong",
-                "accelerators": 4,
-                "system": "b",
-                "baseline_accelerators": 2,
-                "efficiency_pct": 90.0,
-            },
-        ],
-        "interconnect_delta": [
-            {**local, "kind": "measured", "accelerators": n, "precision": p, "gain": g}
-            for n, p, g in ((2, "bf16", 1.1), (4, "bf16", 1.9), (4, "fp32", 0.96))
-        ]
-        + [
-            {
-                **local,
-                "kind": "measured",
-                "accelerators": 8,
-                "precision": "bf16",
-                "gain": 1.3,
-                "confounders": "different hosts",
-            }
-        ],
-        "precision_gain": [
-            {**local, "kind": "time", "accelerators": n, "interconnect": i, "gain": g}
-            for n, i, g in ((1, "nvlink", 5.0), (2, "nvlink", 3.0), (2, "no-p2p", 2.5))
-        ],
-    }
-
-    data = Tables(tables)
-
-    reasons = _reasons(data)  # type: ignore[arg-type]
-    local_run = "local run, proxy scale small"
-    gnmt = (local_run, "gnmt")
-    assert reasons[(*gnmt, 4, "a")] == ["scaling efficiency 50% in time to train"]
-    assert reasons[(*gnmt, 4, "b")] == ["scaling efficiency 90% in time to train vs 2"]
-    # interconnect by count and precision: an fp32 configuration never shows the bf16 delta
-    assert reasons[(*gnmt, 2, "interconnect", "bf16")] == ["10% slower without NVLink"]
-    assert reasons[(*gnmt, 4, "interconnect", "bf16")] == ["90% slower without NVLink"]
-    assert reasons[(*gnmt, 4, "interconnect", "fp32")] == ["4% faster without NVLink"]
-    # a pair that differs in more than the link is no reason for anything
-    assert (*gnmt, 8, "interconnect", "bf16") not in reasons
-    # mixed precision by count and interconnect, and by benchmark for the rest
-    assert reasons[(*gnmt, 2, "precision", "no-p2p")] == [
-        "mixed precision 2.5x in time to train on 2 accelerators"
-    ]
-    assert reasons[gnmt] == ["mixed precision 5x in time to train on 1 accelerator"]
-
-
-def test_home_states_interconnect_and_precision_findings_with_their_caveats() -> None:
-    from collector.site.pages.home import _interconnect_findings, _precision_findings
-
-    official = {"benchmark": "resnet", "source": "official", "kind": "measured"}
-    local = {"benchmark": "gnmt", "source": "local", "scale": "small"}
-    tables = {
-        "interconnect_delta": [
-            {
-                **official,
-                "accelerators": 8,
-                "gain": 0.9,
-                "gain_ci_low": 0.85,
-                "gain_ci_high": 0.95,
-                "confounders": "different systems",
-            },
-            {**local, "kind": "measured", "accelerators": 2, "gain": 1.1},
-            {**local, "kind": "measured", "accelerators": 4, "gain": 1.9},
-            {
-                **local,
-                "benchmark": "ssd",
-                "kind": "measured",
-                "accelerators": 4,
-                "gain": 0.97,
-                "within_noise": True,
-            },
-        ],
-        "precision_gain": [
-            {**local, "kind": "throughput", "accelerators": 1, "precision": "bf16", "gain": 4.8},
-            {**local, "kind": "time", "accelerators": 1, "precision": "bf16", "gain": 5.2},
-        ],
-    }
-
-    data = Tables(tables)
-
-    first, second, third = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
-    assert "**3%** faster, within noise, without NVLink" in third
-    assert "**10%** faster without NVLink" in first and "interval 5–15%" in first
-    assert "Not like for like: different systems." in first
-    assert "**90%** slower without NVLink" in second and "on 4 accelerators" in second
-    (gain,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
-    assert "mixed precision (bf16) trains **5.2x** as fast as FP32" in gain
-    assert "on 1 accelerator in time to train" in gain
-
-
-def test_home_compares_accelerator_models_against_the_baseline_system() -> None:
-    from collector.site.pages.home import _system_findings
-
-    h100, h200 = "v0.5/h100-x1/vm_1xh100_bf16_default", "v0.5/h200-x1/vm_1xh200_bf16_default"
-    h200_x4 = "v0.5/h200-x4/vm_4xh200_bf16_default"
-
-    def row(system_id: str, accelerator: str, count: int, bench: str, value: float) -> dict:
-        return {
-            "baseline_kind": "system",
-            "baseline": "h200-1gpu-local",
-            "baseline_system_id": h200,
-            "baseline_accelerators": 1,
-            "system_id": system_id,
-            "accelerator": accelerator,
-            "accelerators": count,
-            "precision": "bf16",
-            "benchmark": bench,
-            "source": "local",
-            "scale": "small",
-            "speedup": value,
-            "within_noise": value > 1,
-        }
-
-    data = Tables(
-        {
-            "configurations": [
-                {"system_id": h100, "accelerator": "NVIDIA H100 80GB HBM3"},
-                {"system_id": h200, "accelerator": "NVIDIA H200"},
-            ],
-            "speedups": [
-                row(h100, "NVIDIA H100 80GB HBM3", 1, "ssd", 0.7),
-                row(h100, "NVIDIA H100 80GB HBM3", 1, "ncf", 0.75),
-                row(h100, "NVIDIA H100 80GB HBM3", 1, "resnet", 1.2),
-                # four H200s, and one H200 of another host: no comparison of models
-                row(h200_x4, "NVIDIA H200", 4, "ssd", 1.6),
-                row("v0.5/h200-x4/vm_1xh200_bf16_default", "NVIDIA H200", 1, "ssd", 1.0),
-            ],
-        }
-    )
-    (finding,) = (f.sentence for f in _system_findings(data))  # type: ignore[arg-type]
-    assert finding.startswith(
-        "**NVIDIA H100 80GB HBM3** against **NVIDIA H200** in bf16 on 1 accelerator: "
-        "h100-x1/vm\\_1xh100\\_bf16\\_default trains **0.75x** as fast as "
-        "h200-x1/vm\\_1xh200\\_bf16\\_default, the median of 3 benchmarks, from 0.7x"
-    )
-    assert finding.endswith(
-        "to 1.2x (Image classification \\(ResNet-50\\)); 2 of 3 outside the noise."
-    )
-
-
-def test_home_precision_gain_names_the_systems_of_two_hosts() -> None:
-    from collector.site.pages.home import _precision_findings
-
-    def gain(host: str, value: float) -> dict:
-        return {
-            "benchmark": "ssd",
-            "source": "local",
-            "scale": "small",
-            "kind": "time",
-            "accelerators": 1,
-            "precision": "bf16",
-            "system": "vm_1xgpu_bf16_default",
-            "system_id": f"v0.5/{host}/vm_1xgpu_bf16_default",
-            "gain": value,
-        }
-
-    data = Tables({"precision_gain": [gain("h100-x1", 3.7), gain("h200-x4", 4.6)]})
-    (finding,) = (f.sentence for f in _precision_findings(data))  # type: ignore[arg-type]
-    assert "trains **3.7x** as fast as FP32 on 1 accelerator in time to train on h100-x1/" in (
-        finding
-    )
-    assert finding.endswith(
-        "The other configuration at that count: h200-x4/vm\\_1xgpu\\_bf16\\_default 4.6x."
-    )
-
-
-def test_home_names_the_configuration_it_states_and_what_the_others_gave() -> None:
-    """Two precisions measured at the same count: the finding states one, naming its
-    precision, and says what the other gave; a lone configuration gets no such sentence."""
-    from collector.site.pages.home import _interconnect_findings, _scaling_findings
-
-    local = {"benchmark": "gnmt", "source": "local", "scale": "small", "accelerators": 4}
-    tables = {
-        "scaling": [
-            {**local, "kind": "strong", "precision": "bf16", "efficiency_pct": 51.9},
-            {**local, "kind": "strong", "precision": "fp32", "efficiency_pct": 81.5},
-            {**local, "kind": "weak", "precision": "bf16", "efficiency_pct": 97.0},
-        ],
-        "interconnect_delta": [
-            {**local, "kind": "measured", "precision": "bf16", "gain": 1.924},
-            {**local, "kind": "measured", "precision": "fp32", "gain": 0.96},
-            {**local, "benchmark": "ssd", "kind": "measured", "precision": "bf16", "gain": 1.3},
-            {
-                **local,
-                "benchmark": "ssd",
-                "kind": "measured",
-                "precision": "fp32",
-                "gain": 1.42,
-                "within_noise": True,
-            },
-        ],
-    }
-
-    data = Tables(tables)
-
-    strong, weak = (f.sentence for f in _scaling_findings(data))  # type: ignore[arg-type]
-    assert "**51.9%** efficiency in bf16 on 4 accelerators in time to train" in strong
-    assert strong.endswith(" The other configuration at that count: fp32 81.5%.")
-    assert "**97%** efficiency in bf16" in weak and "other configuration" not in weak
-    link, noisy = (f.sentence for f in _interconnect_findings(data))  # type: ignore[arg-type]
-    assert "**4%** faster without NVLink (over PCIe, or with peer-to-peer off) in fp32" in link
-    assert link.endswith(" The other configuration at that count: bf16 92.4% slower.")
-    # the other configuration's interval holds no change, and the sentence says so
-    assert "**30%** slower without NVLink" in noisy and "in bf16" in noisy
-    assert noisy.endswith(" The other configuration at that count: fp32 42% slower (within noise).")
-
-
-def test_advice_is_given_per_kind_of_evidence_official_first() -> None:
-    from collector.site.pages.observations import advice
-
-    base = {"benchmark": "ssd", "kind": "measured", "accelerators": 8}
-    tables = {
-        "interconnect_delta": [
-            {**base, "source": "published", "gain": 1.02, "confounders": "same workstation"},
-            {**base, "source": "official", "gain": 1.3, "confounders": "different systems"},
-            {**base, "source": "local", "scale": "small", "precision": "bf16", "gain": 1.2},
-            {**base, "source": "local", "scale": "small", "precision": "fp32", "gain": 1.04},
-            {**base, "source": "local", "scale": "small", "precision": "fp32", "gain": 1.01},
-        ]
-    }
-
-    data = Tables(tables)
-
-    official, local, published = advice(data)["vision"]  # type: ignore[arg-type]
-    # the only official pair differs in more than the link: no advice from it
-    assert official == (
-        "Vision: no like-for-like interconnect comparison. The 1 pair(s) measured differ in "
-        "more than the link (different systems) and gave 30% slower (ssd, 8) without NVLink, "
-        "so no advice follows. (official MLPerf)"
-    )
-    assert "trains 4% slower, short of" in local
-    assert local.endswith(
-        "(local run, proxy scale small, ssd in fp32 on 8 accelerators; median of 3 measured)"
-    )
-    assert "trains 2% slower, short of" in published
-    assert published.endswith("(published study, ssd on 8 accelerators)")
-
-
 def test_interconnect_gains_below_one_read_as_faster() -> None:
     """A link that trained faster without NVLink is stated so, its interval turned with it."""
-    from collector.site.pages.observations import advice, observations
+    from collector.site.pages.observations import observations
 
     row = _local_link("ssd", 0.95, 0.9, 1.02)
 
@@ -551,9 +297,6 @@ def test_interconnect_gains_below_one_read_as_faster() -> None:
     size, low, high, way = o.reading()
     assert way == "faster"
     assert (size, low, high) == pytest.approx((5, -2, 10))
-    (text,) = advice(data)["vision"]  # type: ignore[arg-type]
-    assert "it trains 5% faster, short of the 10% slowdown" in text
-    assert "95% interval -2–10." in text
 
 
 def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
@@ -581,46 +324,6 @@ def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
         ("other_software_stack", "cuda_version=11.0, nccl_version=2.7.5"),
         ("system_name", "vm_2xh200"),
     ]
-
-
-def test_advice_uses_like_for_like_pairs_and_says_when_its_interval_is_not_settled() -> None:
-    from collector.site.pages.observations import advice
-
-    local = {"benchmark": "ssd", "kind": "measured", "source": "local", "scale": "small"}
-    tables = {
-        "interconnect_delta": [
-            {**local, "accelerators": 4, "gain": 1.5, "confounders": "different hosts"},
-            {**local, "accelerators": 4, "gain": 1.05, "gain_ci_low": 0.97, "gain_ci_high": 1.2},
-        ]
-    }
-
-    (line,) = advice(Tables(tables))["vision"]  # type: ignore[arg-type]
-
-    # the confounded pair (50% slower) is left out; the interval reaches past 10% slower
-    assert "it trains 5% slower, short of the 10% slowdown" in line
-    assert "95% interval -3–20. The interval reaches into the range of other advice" in line
-
-
-def test_scaling_advice_is_against_the_fewest_accelerators_and_flags_above_linear() -> None:
-    from collector.site.pages.observations import advice
-
-    local = {"benchmark": "ncf", "source": "local", "scale": "small", "kind": "strong"}
-    stated = {"benchmark": "transformer", "source": "published", "kind": "strong"}
-    tables = {
-        "scaling": [
-            {**local, "accelerators": 4, "baseline_accelerators": 1, "efficiency_pct": 22.6},
-            {**local, "accelerators": 4, "baseline_accelerators": 2, "efficiency_pct": 44.2},
-            {**stated, "accelerators": 8, "efficiency_pct": 197.0},
-        ]
-    }
-
-    data = Tables(tables)
-
-    (local_line,) = advice(data)["recommendation"]  # type: ignore[arg-type]
-    (published,) = advice(data)["translation"]  # type: ignore[arg-type]
-    assert local_line.startswith("Recommendation barely scales: 22.6% efficiency at 4")
-    assert "median of" not in local_line  # the row against 2 accelerators is not among them
-    assert published.startswith("Translation: 197% efficiency at 8 accelerators is above linear.")
 
 
 def test_tables_by_evidence_never_share_a_kind_and_put_official_first() -> None:
@@ -677,39 +380,6 @@ def test_listed_reads_json_text_as_the_store_keeps_a_software_stack() -> None:
     assert listed(stack) == "cuda_version=11.0, nccl_version=2.7.5"
     assert listed("[not json") == "[not json"
     assert listed([[1, 2], [3]]) == "1, 2; 3"
-
-
-def test_advice_says_when_its_measurements_disagree_and_skips_bounds_and_weak_scaling() -> None:
-    from collector.site.pages.observations import advice
-
-    local = {"source": "local", "scale": "small", "kind": "measured", "accelerators": 4}
-    stated = {"benchmark": "resnet", "source": "published", "kind": "measured"}
-    tables = {
-        "interconnect_delta": [
-            {**local, "benchmark": "gnmt", "precision": "bf16", "gain": 1.924},
-            {**local, "benchmark": "gnmt", "precision": "fp32", "gain": 1.035},
-            {**local, "benchmark": "transformer", "precision": "fp32", "gain": 0.9},
-            # one end of a published range is no measurement to advise from
-            {**stated, "gain": 1.2, "qualifiers": "range max"},
-            {**stated, "gain": 1.05, "qualifiers": "range min"},
-        ],
-        "scaling": [
-            {**local, "benchmark": "ssd", "kind": "strong", "efficiency_pct": 31.0},
-            {**local, "benchmark": "ssd", "kind": "weak", "efficiency_pct": 98.0},
-        ],
-    }
-
-    lines = advice(Tables(tables))
-
-    (link,) = lines["translation"]
-    assert "trains 3.5% slower, short of the 10% slowdown" in link
-    assert link.endswith(
-        "The 3 measurements disagree, from 10% faster (transformer, 4, fp32) to 92.4% slower "
-        "(gnmt, 4, bf16), so this is not settled. (local run, proxy scale small, gnmt in fp32 "
-        "on 4 accelerators; median of 3 measured)"
-    )
-    (scaling,) = lines["vision"]  # time to train, not the weak-scaling throughput
-    assert scaling.startswith("Vision barely scales: 31% efficiency at 4 accelerators.")
 
 
 def test_a_chart_with_values_of_zero_or_less_starts_on_a_linear_axis() -> None:
