@@ -2,9 +2,10 @@
 -- the newest official round of each benchmark. Per benchmark and count, the fastest
 -- configuration (mean time to train over its converged runs) of each model; every other
 -- model's fastest set against the fastest model's, as a ratio of mean times with its
--- bootstrap interval over the runs of both (bootstrap_ratio, as speedups does).
+-- bootstrap interval over the runs of both (bootstrap_ratio, as speedups does). Rounds order
+-- by their numbers (v10.0 after v9.1).
 WITH newest AS (
-    SELECT benchmark, max(round) AS round
+    SELECT benchmark, max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) AS round
     FROM configurations
     WHERE source = 'official' AND minutes IS NOT NULL
     GROUP BY benchmark

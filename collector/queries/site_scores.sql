@@ -51,7 +51,7 @@ SELECT
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
     precision, hardware, runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
     slowest_minutes, unscorable_reason,
-    round = max(round) FILTER (WHERE score_minutes IS NOT NULL)
+    round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) FILTER (WHERE score_minutes IS NOT NULL)
         OVER (PARTITION BY evidence, benchmark) AS newest_round,
     CASE WHEN score_minutes IS NOT NULL THEN
         count(score_minutes) OVER (

@@ -83,23 +83,21 @@
   function table(rows, limit) {
     var t = el("table", null, {"class": "guide-table"});
     var head = t.appendChild(el("thead")).appendChild(el("tr"));
-    ["hardware", "round", "time", "range of runs", "spare", "precision", "evidence", "submitter"]
+    ["hardware", "time", "spare", "every run in time", "range of runs", "round", "evidence",
+      "precision", "submitter"]
       .forEach(function (c) { head.appendChild(el("th", c)); });
     var body = t.appendChild(el("tbody"));
     rows.forEach(function (r) {
       var tr = body.appendChild(el("tr"));
       tr.appendChild(el("td", r.hardware, {title: r.system_id || ""}));
-      tr.appendChild(el("td", r.round));
       tr.appendChild(el("td", fmt(r.score_minutes) + " min"));
-      tr.appendChild(el("td", fmt(r.fastest_minutes) + "–" + fmt(r.slowest_minutes) + " min"));
       var spare = limit - r.score_minutes;
-      var note = spare >= 0
-        ? duration(spare) + " (" + fmt(100 * spare / limit) + "%)" +
-          (r.slowest_minutes !== null && r.slowest_minutes <= limit ? ", every run in time" : "")
-        : duration(-spare) + " late";
-      tr.appendChild(el("td", note));
-      tr.appendChild(el("td", r.precision || "not stated"));
+      tr.appendChild(el("td", spare >= 0 ? duration(spare) : duration(-spare) + " late"));
+      tr.appendChild(el("td", r.slowest_minutes !== null && r.slowest_minutes <= limit ? "yes" : "no"));
+      tr.appendChild(el("td", fmt(r.fastest_minutes) + "–" + fmt(r.slowest_minutes) + " min"));
+      tr.appendChild(el("td", r.round));
       tr.appendChild(el("td", LABELS[r.evidence] || r.evidence));
+      tr.appendChild(el("td", r.precision || "not stated"));
       tr.appendChild(el("td", r.submitter));
     });
     var box = el("div", null, {"class": "guide-scroll"});
