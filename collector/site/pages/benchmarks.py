@@ -36,7 +36,9 @@ def index_page(data: SiteData) -> Page:
     """benchmarks/index.md: one row per benchmark in a table per kind of evidence (a proxy-scale
     local run is not faster than an official result, it is a different test)."""
     path = "benchmarks/index.md"
-    configs = [c for c in data.rows("site_scores") if c["score_minutes"]]
+    configs = [
+        c for c in data.rows("site_scores") if c["score_minutes"] and c["evidence"] != "proxy"
+    ]
     rows = []
     for evidence in sorted({kind(c) for c in configs}, key=evidence_order):
         for name in benchmark_names(data):
@@ -68,7 +70,11 @@ def page(data: SiteData, name: str) -> Page:
     path = benchmark_page(name)
     bench = settings().benchmark(name)
     configs = sorted(
-        (c for c in data.rows("site_scores") if c["benchmark"] == name),
+        (
+            c
+            for c in data.rows("site_scores")
+            if c["benchmark"] == name and c["evidence"] != "proxy"
+        ),
         key=lambda c: (
             evidence_order(kind(c)),
             c["score_minutes"] is None,
@@ -79,33 +85,34 @@ def page(data: SiteData, name: str) -> Page:
         f"Kind of job: **{markdown_text(settings().family_title(bench.family))}**. "
         f"MLPerf allows {num(bench.variance_pct)}% "
         "run-to-run variance for this benchmark; differences smaller than that are noise. "
-        "Official MLPerf results, local runs and published studies are shown apart."
+        "Official MLPerf results, local runs and published studies are shown apart; "
+        "proxy-scale runs are on [Local pipeline checks](../local-checks.md)."
     )
     sections = [
         _time_section(path, bench.title, configs),
         _models_section([r for r in data.rows("site_model_ratios") if r["benchmark"] == name]),
         _scaling_section(path, bench.title, configs),
     ]
-    sections.append(
-        _tta_section(path, bench.title, [e for e in data.evals if e["benchmark"] == name])
-    )
-    sections.append(
-        _throughput_section(path, [r for r in data.rows("runs") if r["benchmark"] == name])
-    )
+    sections.append(_tta_section(path, bench.title, [e for e in data.evals if _answers(e, name)]))
+    sections.append(_throughput_section(path, [r for r in data.rows("runs") if _answers(r, name)]))
     published = [r for r in data.rows("published") if r.get("benchmark") == name]
     if published:
         sections.append(_published_section(published))
     return Page(path, bench.title, data.snapshot, intro=intro, sections=tuple(sections))
 
 
+def _answers(run: Row, benchmark: str) -> bool:
+    """Whether a run of the benchmark is evidence of its speed (a proxy-scale run is not)."""
+    proxy = run.get("source") == "local" and run.get("scale") != "full"
+    return run["benchmark"] == benchmark and not proxy
+
+
 def _time_section(path: str, title: str, configs: list[Row]) -> Section:
     rows = []
     for c in configs:
         cells = (  # what tells systems apart and the score first: the page is read across
-            link(c["system"], rel(path, system_page(c))),
-            c["hardware"],
+            link(c["hardware"], rel(path, system_page(c))),
             c.get("precision") or "not stated",  # v0.5 logs do not state it
-            c.get("interconnect"),
             Markup(markdown_text(num(c["score_minutes"])))
             if c["score_minutes"]
             else c["unscorable_reason"],
@@ -117,9 +124,7 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
         rows.append((kind(c), cells))
     columns = (
         "system",
-        "hardware",
         "precision",
-        "interconnect",
         "score, minutes",
         "fastest–slowest run",
         "runs averaged",

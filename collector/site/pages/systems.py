@@ -12,7 +12,6 @@ from collector.site.escape import markdown_text
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import (
     Row,
-    accel_label,
     benchmark_page,
     by_evidence,
     interval,
@@ -49,43 +48,9 @@ SUMMARY_FIELDS = (
 
 
 def systems_with_runs(data: SiteData) -> list[Row]:
-    """Every system described, plus systems that have runs but no description."""
+    """Every system with a description or runs (site_systems), with its description's fields."""
     described = {s["system_id"]: s for s in data.rows("systems")}
-    for r in data.rows("runs"):
-        if r["system_id"] not in described:
-            described[r["system_id"]] = {
-                k: r.get(k)
-                for k in (
-                    "source",
-                    "round",
-                    "submitter",
-                    "system",
-                    "division",
-                    "accelerator",
-                    "accelerators",
-                    "nodes",
-                    "interconnect",
-                    "system_id",
-                    "scale",
-                )
-            }
-    # a description names neither the proxy scale nor how the runs used the links (a local
-    # system with NVLink may run with peer-to-peer off); the system's runs do
-    scales: dict[str, set[str]] = {}
-    modes: dict[str, set[str]] = {}
-    for r in data.rows("runs"):
-        if r.get("scale"):
-            scales.setdefault(r["system_id"], set()).add(r["scale"])
-        if r.get("interconnect"):
-            modes.setdefault(r["system_id"], set()).add(r["interconnect"])
-    for sid, system in described.items():
-        if not system.get("scale") and sid in scales:
-            system = described[sid] = {**system, "scale": ", ".join(sorted(scales[sid]))}
-        if modes.get(sid, set()) - {system.get("interconnect")}:
-            described[sid] = {**system, "run_interconnect": ", ".join(sorted(modes[sid]))}
-    return sorted(
-        described.values(), key=lambda s: (s["source"], s["round"], s["submitter"], s["system"])
-    )
+    return [{**described.get(s["system_id"], {}), **s} for s in data.rows("site_systems")]
 
 
 def index_page(data: SiteData) -> Page:
@@ -95,29 +60,19 @@ def index_page(data: SiteData) -> Page:
         (
             kind(s),
             (
+                link(s["hardware"], rel(path, system_page(s))),
                 round_label(s),
                 s["submitter"],
-                link(s["system"], rel(path, system_page(s))),
-                accel_label(s),
-                s.get("interconnect"),
-                s.get("run_interconnect") or s.get("interconnect"),
-                s.get("cpu"),
+                s.get("run_interconnect"),
+                s["system"],
             ),
         )
         for s in systems_with_runs(data)
     ]
-    columns = (
-        "round",
-        "submitter",
-        "system",
-        "hardware",
-        "interconnect hardware",
-        "interconnect of its runs",
-        "host processor",
-    )
+    columns = ("system", "round", "submitter", "interconnect of its runs", "name as submitted")
     caption = (
-        "A system with NVLink can run with peer-to-peer off (no-p2p): the last interconnect "
-        "column is what its runs used."
+        "A system with NVLink can run with peer-to-peer off (no-p2p): the interconnect column "
+        "is what its runs used."
     )
     section = Section("All systems", tables=by_evidence(columns, rows, caption))
     return Page(path, "Systems", data.snapshot, sections=(section,))
@@ -164,9 +119,10 @@ def page(data: SiteData, system: Row) -> Page:
                 table=Table(cols, tuple(tuple(_cell(r[c]) for c in cols) for r in ceilings)),
             )
         )
-    title = f"{system['system']} ({system['submitter']}, {system['round']})"
+    title = f"{system['hardware']} ({system['submitter']}, {round_label(system)})"
     intro = Markup(
-        f"Evidence: **{markdown_text(kind(system))}**. {markdown_text(accel_label(system))}."
+        f"Evidence: **{markdown_text(kind(system))}**. Submitted as "
+        f"{markdown_text(system['system'])}; id {markdown_text(sid)}."
     )
     return Page(path, title, data.snapshot, intro=intro, sections=tuple(sections))
 
@@ -179,8 +135,8 @@ def _results(data: SiteData, path: str, sid: str) -> Section:
                 settings().benchmark(c["benchmark"]).title,
                 rel(path, benchmark_page(c["benchmark"])),
             ),
-            c["hardware"],
             c.get("precision"),
+            c.get("interconnect"),
             Markup(num(c["score_minutes"])) if c["score_minutes"] else c["unscorable_reason"],
             interval(c["fastest_minutes"], c["slowest_minutes"]),
             f"{c['runs_used']} of {c['runs_total']}",
@@ -190,8 +146,8 @@ def _results(data: SiteData, path: str, sid: str) -> Section:
     table = Table(
         (
             "benchmark",
-            "hardware",
             "precision",
+            "interconnect",
             "score, minutes",
             "fastest–slowest run",
             "runs averaged",
