@@ -149,27 +149,8 @@ def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
         assert layer["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
 
 
-def test_a_described_local_system_takes_its_proxy_scale_from_its_runs() -> None:
-    from collector.site.pages.common import kind
-    from collector.site.pages.systems import systems_with_runs
-
-    described = {"source": "local", "round": "v0.5", "submitter": "lab", "system": "box"}
-    tables = {
-        "systems": [{**described, "system_id": "v0.5/lab/box"}],
-        "runs": [
-            {**described, "system_id": "v0.5/lab/box", "scale": "small", "benchmark": b}
-            for b in ("resnet", "ssd")
-        ],
-    }
-
-    data = Tables(tables)
-
-    (system,) = systems_with_runs(data)  # type: ignore[arg-type]
-    assert kind(system) == "local run, proxy scale small"
-
-
 def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
-    from collector.site.pages.observations import against as _against
+    from collector.site.pages.compare import against as _against
 
     assert _against({"baseline_accelerators": 2}) == "vs 2"
     assert _against({"baseline_accelerators": 1}) is None
@@ -229,8 +210,7 @@ def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None
 
 
 def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None:
-    from collector.site.pages.compare import _label
-    from collector.site.pages.observations import Observation
+    from collector.site.pages.compare import Observation, _label
 
     def gain(kind: str) -> Observation:
         row = {"system": "box", "kind": kind}
@@ -241,8 +221,7 @@ def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None
 
 
 def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
-    from collector.site.pages.compare import _label
-    from collector.site.pages.observations import observations
+    from collector.site.pages.compare import _label, observations
 
     def speedup(kind: str, value: float) -> dict:
         return {
@@ -270,8 +249,7 @@ def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
 
 
 def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> None:
-    from collector.site.pages.compare import _label
-    from collector.site.pages.observations import observations
+    from collector.site.pages.compare import _label, observations
 
     row = _local_link("gnmt", 1.25, 1.1, 1.5)
 
@@ -283,20 +261,6 @@ def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> Non
     row["precision"] = "fp32"
     (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
     assert _label(o) == "gnmt · 4 · fp32"
-
-
-def test_interconnect_gains_below_one_read_as_faster() -> None:
-    """A link that trained faster without NVLink is stated so, its interval turned with it."""
-    from collector.site.pages.observations import observations
-
-    row = _local_link("ssd", 0.95, 0.9, 1.02)
-
-    data = Tables({"interconnect_delta": [row]})
-
-    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
-    size, low, high, way = o.reading()
-    assert way == "faster"
-    assert (size, low, high) == pytest.approx((5, -2, 10))
 
 
 def test_a_submitted_description_opens_nested_objects_into_rows() -> None:

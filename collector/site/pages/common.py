@@ -115,38 +115,10 @@ def benchmark_page(name: str) -> str:
     return f"benchmarks/{slug(name)}.md"
 
 
-def on_nodes(nodes: int | None) -> str:
-    """' on 1 node', ' on 4 nodes', or '' where the node count is not known."""
-    return _on(nodes, "node")
-
-
 def host_system(system_id: str | None) -> str | None:
     """A system id less its round, '<submitter>/<system>': local systems of two hosts can
     share a name."""
     return system_id.split("/", 1)[-1] if system_id else None
-
-
-def on_accelerators(count: int | None) -> str:
-    """' on 1 accelerator', ' on 4 accelerators', or '' where the count is not known."""
-    return _on(count, "accelerator")
-
-
-def _on(count: int | None, unit: str) -> str:
-    return f" on {counted(count, unit)}" if count else ""
-
-
-def counted(count: int, unit: str) -> str:
-    """'1 accelerator', '8 accelerators'."""
-    return f"{count} {unit}{'s' if count != 1 else ''}"
-
-
-def accel_label(row: Row) -> str:
-    """'8 x Tesla V100-SXM2-16GB on 1 node', or 'CPU only' for hosts without accelerators."""
-    count = row.get("accelerators")
-    where = on_nodes(row.get("nodes"))
-    if not count:
-        return f"CPU only{where}"
-    return f"{count} x {row.get('accelerator') or 'accelerator'}{where}"
 
 
 def round_label(row: Row) -> str:
@@ -154,14 +126,6 @@ def round_label(row: Row) -> str:
     ran ('suite v0.5': run today, not submitted in 2018)."""
     rnd = str(row.get("round") or "")
     return f"suite {rnd}" if row.get("source") == "local" and rnd else rnd
-
-
-def config_label(row: Row) -> str:
-    """A configuration in one line: submitter, system, round, precision where known."""
-    parts = [str(row.get("submitter") or ""), str(row.get("system") or ""), round_label(row)]
-    if row.get("precision"):
-        parts.append(str(row["precision"]))
-    return " ".join(p for p in parts if p)
 
 
 def listed(value: object) -> str:

@@ -1,6 +1,10 @@
-"""Compare: mixed precision, interconnect, scaling efficiency, cost and energy, by source."""
+"""Compare: mixed precision, interconnect, scaling efficiency, cost and energy, by source;
+the measured comparisons read from their tables as (value, interval) observations."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
@@ -19,18 +23,129 @@ from collector.site.pages.common import (
     kind,
     num,
 )
-from collector.site.pages.observations import (
-    MEASURED_BY,
-    MEASURES,
-    Observation,
-    against,
-    observations,
-)
 
+
+@dataclass(frozen=True)
+class Measure:
+    """Where a measure lives: its table, its value column and the interval's columns; with
+    ``percent_over_one`` a ratio is shown as percent above one ((ratio - 1) x 100); ``keeps``
+    picks the table's rows that the measure reads (all where None)."""
+
+    table: str
+    value: str
+    low: str
+    high: str
+    percent_over_one: bool = False
+    keeps: Callable[[Row], bool] | None = None
+
+    def rows(self, data: SiteData) -> list[Row]:
+        """The rows of the measure's table that it reads."""
+        return [r for r in data.rows(self.table) if self.keeps is None or self.keeps(r)]
+
+    def read(self, row: Row, column: str) -> float | None:
+        """The column of `row` in the measure's unit, or None where it is not a number."""
+        v = row.get(column)
+        if not isinstance(v, int | float):
+            return None
+        return (float(v) - 1.0) * 100.0 if self.percent_over_one else float(v)
+
+
+MEASURES = {
+    "scaling": Measure(
+        "scaling", "efficiency_pct", "efficiency_ci_low_pct", "efficiency_ci_high_pct"
+    ),
+    "precision": Measure("precision_gain", "gain", "gain_ci_low", "gain_ci_high"),
+    # interconnect_delta's gain is time without NVLink / time with it: shown as percent slower
+    "interconnect": Measure(
+        "interconnect_delta", "gain", "gain_ci_low", "gain_ci_high", percent_over_one=True
+    ),
+    # one system against another (baselines.yml names them): baseline time / time
+    "systems": Measure(
+        "speedups",
+        "speedup",
+        "speedup_ci_low",
+        "speedup_ci_high",
+        keeps=lambda r: r.get("baseline_kind") == "system",
+    ),
+}
+# How a row was measured, by its kind: strong scaling and time gains from time to train, weak
+# scaling and throughput gains from throughput.
+MEASURED_BY = {
+    "strong": "time to train",
+    "weak": "throughput",
+    "time": "time to train",
+    "throughput": "throughput",
+}
+
+
+def against(row: Row) -> str | None:
+    """'vs N' where a scaling row's baseline is not one accelerator, else None."""
+    base = row.get("baseline_accelerators")
+    return f"vs {base}" if base not in (None, 1) else None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One measured value with its interval, the benchmark and where it came from."""
+
+    measure: str
+    benchmark: str
+    value: float
+    low: float | None
+    high: float | None
+    accelerators: int | None
+    kind: str
+    row: Row
+
+    @property
+    def unit(self) -> str:
+        """How its value is stated: 'x' for a mixed-precision gain (a ratio), '%' else."""
+        return "x" if self.measure == "precision" else "%"
+
+
+def is_point(row: Row) -> bool:
+    """Whether a row states a value, not a bound or one end of a range (a study's "over 80%"
+    or "1-5%": the tables keep them, with their qualifiers, but no finding reads them)."""
+    return not any(
+        tag in (row.get("qualifiers") or "") for tag in ("bound", "range min", "range max")
+    )
+
+
+def observations(data: SiteData, measure: str) -> list[Observation]:
+    """Every row of the measure's table that states a value, as observations."""
+    m = MEASURES[measure]
+    out = []
+    for row in m.rows(data):
+        value = m.read(row, m.value)
+        if value is None or not row.get("benchmark") or not is_point(row):
+            continue
+        out.append(
+            Observation(
+                measure=measure,
+                benchmark=row["benchmark"],
+                value=value,
+                low=m.read(row, m.low),
+                high=m.read(row, m.high),
+                accelerators=row.get("accelerators") or row.get("accelerators_to"),
+                kind=kind(row),
+                row=row,
+            )
+        )
+    return out
+
+
+def confounded(o: Observation) -> bool:
+    """Whether a measured comparison differs in more than what it compares (a published row's
+    confounders column states what the study compared instead)."""
+    return bool(o.row.get("confounders")) and o.row.get("source") != "published"
+
+
+# How a configuration without NVLink ran: an NVLink server with peer-to-peer off is not PCIe.
+LINKS = {"pcie": "over PCIe", "no-p2p": "NVLink server, peer-to-peer off"}
 TOPICS = (
     ("Scaling efficiency", "scaling", "scaling", "efficiency, % of linear"),
     ("Mixed precision", "precision_gain", "precision", "speedup over FP32, x"),
-    ("Interconnect", "interconnect_delta", "interconnect", "slower without NVLink, %"),
+    ("Interconnect", "interconnect_delta", "interconnect", "slower than over NVLink, %"),
     ("Against a baseline system", "speedups", "systems", "speedup over the baseline system, x"),
     ("Cost and energy", "cost_energy", None, ""),
 )
@@ -145,7 +260,8 @@ def _topic(
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
     body = [(kind(r), tuple(_cell(data, r, c, ends.get(c)) for c in cols)) for r in rows]
     chart_list = []
-    obs = observations(data, measure) if measure else []
+    # a comparison that differs in more than what it compares is a row of the table, no dot
+    obs = [o for o in observations(data, measure) if not confounded(o)] if measure else []
     for k in sorted(dict.fromkeys(o.kind for o in obs), key=evidence_order):
         mine = [o for o in obs if o.kind == k]
         crow = [
@@ -210,6 +326,7 @@ def _label(o: Observation) -> str:
         system,
         o.accelerators,
         o.row.get("precision") if o.measure == "interconnect" else None,  # pools, not systems
+        LINKS.get(o.row.get("interconnect") or "") if o.measure == "interconnect" else None,
         MEASURED_BY.get(o.row.get("kind") or ""),
         # a system baseline is named (baselines.yml), whatever its accelerator count
         f"vs {o.row.get('baseline')}" if o.measure == "systems" else against(o.row),
