@@ -55,4 +55,6 @@ FROM (
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.other_config_id
 ) AS p
-ORDER BY p.models_compared DESC, p.benchmark, p.accelerators, speedup
+ORDER BY list_transform(string_split(ltrim(p.round, 'v'), '.'),
+        lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    p.models_compared DESC, p.benchmark, p.accelerators, speedup

@@ -33,17 +33,15 @@ def page(data: SiteData) -> HomePage:
 
 
 def _family(key: str, official: list[Row], latest: str) -> FamilyFinding | None:
-    """The family's benchmark of its newest round with the most configurations there, and
-    that benchmark's fastest configuration on one server and on several."""
+    """The family's first benchmark (site.yml's order) in its newest round, and that
+    benchmark's fastest configuration on one server and on several."""
     mine = [r for r in official if settings().benchmark(r["benchmark"]).family == key]
     if not mine:
         return None
     last = newest(r["round"] for r in mine)
     in_last = [r for r in mine if r["round"] == last]
-    counts: dict[str, int] = {}
-    for r in in_last:
-        counts[r["benchmark"]] = counts.get(r["benchmark"], 0) + 1
-    bench = min(counts, key=lambda b: (-counts[b], b))
+    ran = {r["benchmark"] for r in in_last}
+    bench = next((b for b in settings().benchmarks if b in ran), min(ran))
     first = {
         r["one_server"]: r for r in in_last if r["benchmark"] == bench and r["rank_in_class"] == 1
     }
@@ -61,7 +59,8 @@ def _family(key: str, official: list[Row], latest: str) -> FamilyFinding | None:
 
 
 def _models(ratios: list[Row], room: int) -> list[ModelFinding]:
-    """The benchmarks and counts that compare the most models (site_model_ratios' order)."""
+    """The first benchmarks and counts of site_model_ratios: newest round first, then the
+    most models compared."""
     groups: dict[tuple[str, int], list[Row]] = {}
     for r in ratios:
         groups.setdefault((r["benchmark"], r["accelerators"]), []).append(r)

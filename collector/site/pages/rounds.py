@@ -2,163 +2,62 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from markupsafe import Markup
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.escape import markdown_text as md
 from collector.site.model import Page, Section, Table
-from collector.site.pages.common import (
-    Row,
-    benchmark_page,
-    interval,
-    kind,
-    link,
-    listed,
-    num,
-    rel,
-    round_key,
-)
+from collector.site.pages.common import benchmark_page, interval, link, num, rel, system_page
 
-DIFF_FIELDS = (
-    "accelerator",
-    "interconnect",
-    "accelerator_interconnect",
-    "cpu",
-    "cpu_cores",
-    "host_memory_gib",
-    "framework",
-    "os",
-    "software",
-)
-
-
-def _class(c: Row) -> str | None:
-    """'8 x NVIDIA V100, one server' for one-node configurations of a known model."""
-    if not c.get("one_server") or not c.get("accelerators") or not c.get("vendor"):
-        return None
-    return f"{c['accelerators']} x {c['accelerator_model']}, one server"
-
-
-def round_gains(data: SiteData) -> list[Row]:
-    """For each class and benchmark in two rounds: the best of each round and the ratio."""
-    groups: dict[tuple[str, str, str], dict[str, Row]] = {}
-    for c in data.rows("site_scores"):
-        cls = _class(c)
-        if cls is None or not c["score_minutes"] or c["evidence"] == "proxy":
-            continue
-        best = groups.setdefault((kind(c), cls, c["benchmark"]), {})
-        if c["round"] not in best or c["score_minutes"] < best[c["round"]]["score_minutes"]:
-            best[c["round"]] = c
-    gains = []
-    for (evidence, cls, bench), best in sorted(groups.items()):
-        for old_round, new_round in pairwise(sorted(best, key=round_key)):
-            old, new = best[old_round], best[new_round]
-            gains.append(
-                {
-                    "kind": evidence,
-                    "class": cls,
-                    "benchmark": bench,
-                    "title": settings().benchmark(bench).title,
-                    "old_round": old_round,
-                    "new_round": new_round,
-                    "old": old,
-                    "new": new,
-                    "old_label": f"{old['submitter']} {old['system']}",
-                    "new_label": f"{new['submitter']} {new['system']}",
-                    "ratio": old["score_minutes"] / new["score_minutes"],
-                    "ratio_low": _div(old["fastest_minutes"], new["slowest_minutes"]),
-                    "ratio_high": _div(old["slowest_minutes"], new["fastest_minutes"]),
-                }
-            )
-    return gains
-
-
-def _div(a: float | None, b: float | None) -> float | None:
-    return a / b if a is not None and b else None
+PATH = "rounds.md"
 
 
 def page(data: SiteData) -> Page:
-    """rounds.md."""
-    path = "rounds.md"
-    systems = {s["system_id"]: s for s in data.rows("systems")}
-    gains = round_gains(data)
-    if not gains:
-        return Page(
-            path,
-            "Rounds",
-            data.snapshot,
-            intro=Markup(
-                "No class of system (same accelerator count and model, one server) has scored "
-                "results in more than one round in this store."
-            ),
-        )
-    rows = tuple(
-        (
-            g["kind"],
-            link(g["title"], rel(path, benchmark_page(g["benchmark"]))),
-            g["class"],
-            f"{g['old_label']} ({g['old_round']})",
-            num(g["old"]["score_minutes"]),
-            f"{g['new_label']} ({g['new_round']})",
-            num(g["new"]["score_minutes"]),
-            Markup(f"**{num(g['ratio'])}x**"),
-            interval(g["ratio_low"], g["ratio_high"], "x"),
-        )
-        for g in gains
-    )
-    table = Table(
-        (
-            "evidence",
-            "benchmark",
-            "class",
-            "earlier",
-            "minutes",
-            "later",
-            "minutes",
-            "speedup",
-            "run range",
-        ),
-        rows,
-        caption="Speedup: earlier score / later score. "
-        "Run range: fastest earlier run / slowest later run to slowest earlier run / "
-        "fastest later run.",
-    )
-    notes = []
-    seen = set()
-    for g in gains:
-        pair = (g["old"]["system_id"], g["new"]["system_id"])
-        if pair in seen:
-            continue
-        seen.add(pair)
-        notes.append(_differences(g, systems.get(pair[0], {}), systems.get(pair[1], {})))
-    sections = (
-        Section("Same class of system, successive rounds", table=table),
-        Section(
-            "What differs",
-            intro=Markup(
-                "Every field of the two system descriptions that is not the same. A gain between "
-                "rounds mixes all of these: hardware, software, and the benchmark's own rules."
-            ),
-            notes=tuple(notes),
-        ),
-    )
-    return Page(path, "Rounds", data.snapshot, sections=sections)
-
-
-def _differences(g: Row, old: Row, new: Row) -> Markup:
-    lines = [
-        f"**{md(g['old_label'])} ({md(g['old_round'])}) → {md(g['new_label'])} "
-        f"({md(g['new_round'])})**, {md(g['class'])}:",
-        "",
-    ]
-    for f in DIFF_FIELDS:
-        a, b = old.get(f), new.get(f)
-        if a != b:
-            lines.append(
-                f"- {md(f.replace('_', ' '))}: {md(listed(a) if a is not None else 'not stated')}"
-                f" → {md(listed(b) if b is not None else 'not stated')}"
+    """rounds.md: the rows of site_round_gains, one table per kind of evidence."""
+    gains = data.rows("site_round_gains")
+    tables = []
+    for evidence in ("official", "local"):
+        rows = tuple(
+            (
+                link(
+                    settings().benchmark(g["benchmark"]).title,
+                    rel(PATH, benchmark_page(g["benchmark"])),
+                ),
+                g["class"],
+                link(
+                    f"{g['old_submitter']} {g['old_system']}",
+                    rel(PATH, system_page({"system_id": g["old_system_id"]})),
+                ),
+                g["old_round"],
+                num(g["old_minutes"]),
+                link(
+                    f"{g['new_submitter']} {g['new_system']}",
+                    rel(PATH, system_page({"system_id": g["new_system_id"]})),
+                ),
+                g["new_round"],
+                num(g["new_minutes"]),
+                Markup(f"**{num(g['speedup'])}x**"),
+                interval(g["speedup_low"], g["speedup_high"], "x"),
             )
-    return Markup("\n".join(lines))
+            for g in gains
+            if g["evidence"] == evidence
+        )
+        if rows:
+            columns = (
+                "benchmark", "class", "earlier", "round", "minutes", "later", "round",
+                "minutes", "speedup", "run range",
+            )  # fmt: skip
+            title = "Official MLPerf results" if evidence == "official" else "Your own runs"
+            tables.append(Table(columns, rows, title=title))
+    intro = Markup(
+        "The fastest system of each class (the same count of the same accelerator model on "
+        "one server) in each round, against the previous round it appears in. Speedup: "
+        "earlier score / later score; run range: fastest earlier run / slowest later run to "
+        "slowest earlier run / fastest later run. A gain mixes hardware, software and the "
+        "benchmark's own rules: each system's page has its full description. Rows of the "
+        "`site_round_gains` table."
+        if tables
+        else "No class of system has scored results in more than one round in this store."
+    )
+    section = Section("Same class of system, successive rounds", intro=intro, tables=tuple(tables))
+    return Page(PATH, "Rounds", data.snapshot, sections=(section,))

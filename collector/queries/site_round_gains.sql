@@ -1,0 +1,38 @@
+-- site_round_gains: what the same class of system (the same count of the same accelerator
+-- model on one server) gained from one round to the next it appears in, per benchmark: the
+-- fastest configuration of the class in each round (site_scores), and the earlier score over
+-- the later one, with the range from the runs (fastest earlier / slowest later to slowest
+-- earlier / fastest later). Proxy-scale runs are left out.
+WITH best AS (
+    SELECT
+        *, accelerators || ' x ' || accelerator_model || ', one server' AS class,
+        list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))
+            AS round_order
+    FROM site_scores
+    WHERE one_server AND vendor IS NOT NULL AND accelerators > 0
+        AND score_minutes IS NOT NULL AND evidence <> 'proxy'
+    QUALIFY row_number() OVER (
+        PARTITION BY evidence, benchmark, accelerators, accelerator_model, round
+        ORDER BY score_minutes, system_id) = 1
+),
+paired AS (
+    SELECT
+        *,
+        lag(round) OVER w AS old_round, lag(system_id) OVER w AS old_system_id,
+        lag(submitter) OVER w AS old_submitter, lag(system) OVER w AS old_system,
+        lag(hardware) OVER w AS old_hardware, lag(score_minutes) OVER w AS old_minutes,
+        lag(fastest_minutes) OVER w AS old_fastest_minutes,
+        lag(slowest_minutes) OVER w AS old_slowest_minutes
+    FROM best
+    WINDOW w AS (PARTITION BY evidence, benchmark, class ORDER BY round_order)
+)
+SELECT
+    evidence, benchmark, class, old_round, old_system_id, old_submitter, old_system,
+    old_hardware, old_minutes, round AS new_round, system_id AS new_system_id,
+    submitter AS new_submitter, system AS new_system, hardware AS new_hardware,
+    score_minutes AS new_minutes, old_minutes / score_minutes AS speedup,
+    old_fastest_minutes / slowest_minutes AS speedup_low,
+    old_slowest_minutes / fastest_minutes AS speedup_high
+FROM paired
+WHERE old_round IS NOT NULL
+ORDER BY evidence, benchmark, class, round_order
