@@ -20,6 +20,7 @@ from collector.site.pages.common import (
     distinct,
     evidence_order,
     interval,
+    is_proxy,
     kind,
     link,
     num,
@@ -103,8 +104,7 @@ def page(data: SiteData, name: str) -> Page:
 
 def _answers(run: Row, benchmark: str) -> bool:
     """Whether a run of the benchmark is evidence of its speed (a proxy-scale run is not)."""
-    proxy = run.get("source") == "local" and run.get("scale") != "full"
-    return run["benchmark"] == benchmark and not proxy
+    return run["benchmark"] == benchmark and not is_proxy(run)
 
 
 def _time_section(path: str, title: str, configs: list[Row]) -> Section:

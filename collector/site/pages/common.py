@@ -39,6 +39,12 @@ def kind(row: Row) -> str:
     return label
 
 
+def is_proxy(row: Row) -> bool:
+    """Whether a row comes from local runs at a proxy scale: a pipeline check, which answers
+    no deadline and no buying question."""
+    return row.get("source") == "local" and row.get("scale") != "full"
+
+
 def evidence_order(kind_label: str) -> tuple[int, str]:
     """Official results first, then local runs, then published studies."""
     for rank, prefix in enumerate(("official", "local", "published")):

@@ -20,6 +20,7 @@ from collector.site.pages.common import (
     evidence_order,
     host_system,
     interval,
+    is_proxy,
     kind,
     num,
 )
@@ -234,9 +235,11 @@ def page(data: SiteData) -> Page:
             if pub:
                 sections.append(_published(path, title, table, pub))
     intro = Markup(
-        "Each chart holds one kind of evidence: official MLPerf results, local runs "
-        "or published studies. Intervals are 95% bootstrap intervals where the "
-        "table computes them; published numbers are as printed."
+        "Each chart holds one kind of evidence: official MLPerf results, your own runs at "
+        "full size or published studies; proxy-scale runs compare nothing and are on "
+        "[Local pipeline checks](local-checks.md). Intervals are 95% bootstrap intervals "
+        "where the table computes them; published numbers are as printed. A chart leaves out "
+        "pairs that differ in more than what they compare (the table names what differs)."
     )
     return Page(path, "Compare", data.snapshot, intro=intro, sections=tuple(sections))
 
@@ -250,6 +253,7 @@ def _topic(
             intro=Markup(f"Not measured yet: the `{table}` table is not defined in this version."),
         )
     rows = MEASURES[measure].rows(data) if measure else data.rows(table)
+    rows = [r for r in rows if not is_proxy(r)]  # pipeline checks compare nothing
     if not rows:
         return Section(
             title, intro=Markup(f"The `{table}` table has no rows for this in this store.")
@@ -261,7 +265,11 @@ def _topic(
     body = [(kind(r), tuple(_cell(data, r, c, ends.get(c)) for c in cols)) for r in rows]
     chart_list = []
     # a comparison that differs in more than what it compares is a row of the table, no dot
-    obs = [o for o in observations(data, measure) if not confounded(o)] if measure else []
+    obs = [
+        o
+        for o in (observations(data, measure) if measure else [])
+        if not confounded(o) and not is_proxy(o.row)
+    ]
     for k in sorted(dict.fromkeys(o.kind for o in obs), key=evidence_order):
         mine = [o for o in obs if o.kind == k]
         crow = [

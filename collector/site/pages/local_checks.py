@@ -32,7 +32,9 @@ def page(data: SiteData) -> Page:
         "Runs made with `collector run` at a proxy scale (`tiny`, `small`): small synthetic data "
         "sets and models that train in seconds. They check that the pipeline, the logs and the "
         "hardware work end to end. Their times say nothing about how long the real job takes, "
-        "so they answer no deadline on the [Guide](guide.md) and no finding on Home."
+        "so they answer no deadline on the [Guide](guide.md), no finding on Home and no "
+        "comparison on [Compare](compare.md); the `scaling`, `precision_gain` and "
+        "`interconnect_delta` tables on [Data](data.md) still hold their rows."
     )
     table = Table(
         ("benchmark", "hardware", "scale", "precision", "runs converged", "score, minutes", "host"),
