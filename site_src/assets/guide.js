@@ -4,6 +4,7 @@
 (function () {
   "use strict";
 
+  var SHOWN = 10;  // rows of an answer; the rest are counted and left to the download
   var LABELS = {official: "official MLPerf", local: "measured here", projected: "projected to full size"};
 
   function el(tag, text, attrs) {
@@ -135,7 +136,11 @@
       out.appendChild(el("p", a.fits.length + " of " + a.pool.length +
         " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min):",
         {"class": "guide-summary"}));
-      out.appendChild(table(a.fits, a.limit));
+      out.appendChild(table(a.fits.slice(0, SHOWN), a.limit));
+      if (a.fits.length > SHOWN) {
+        out.appendChild(el("p", "And " + (a.fits.length - SHOWN) + " more: narrow the " +
+          "hardware above to see them, or download the table.", {"class": "guide-more"}));
+      }
     } else {
       out.appendChild(el("p", "Nothing meets " + fmt(hours) + " h (" + fmt(a.limit) +
         " min) among " + a.pool.length + " configurations. The closest:",

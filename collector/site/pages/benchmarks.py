@@ -25,6 +25,7 @@ from collector.site.pages.common import (
     link,
     num,
     rel,
+    round_key,
     round_label,
     system_page,
 )
@@ -78,6 +79,7 @@ def page(data: SiteData, name: str) -> Page:
         ),
         key=lambda c: (
             evidence_order(kind(c)),
+            tuple(-p for p in round_key(c["round"])),
             c["score_minutes"] is None,
             c["score_minutes"] or 0,
         ),
@@ -90,8 +92,8 @@ def page(data: SiteData, name: str) -> Page:
         "proxy-scale runs are on [Local pipeline checks](../local-checks.md)."
     )
     sections = [
-        _time_section(path, bench.title, configs),
         _models_section([r for r in data.rows("site_model_ratios") if r["benchmark"] == name]),
+        _time_section(path, bench.title, configs),
         _scaling_section(path, bench.title, configs),
     ]
     sections.append(_tta_section(path, bench.title, [e for e in data.evals if _answers(e, name)]))
@@ -132,16 +134,19 @@ def _time_section(path: str, title: str, configs: list[Row]) -> Section:
         "round",
     )
     caption = (
-        "Score: the fastest and slowest scored runs dropped, the rest averaged "
-        "(see Method). Each system links to its page, which lists every log with its sha256."
+        "Newest round first. Score: the fastest and slowest scored runs dropped, the rest "
+        "averaged (see Method); rows of the site_scores table. Each system links to its page, "
+        "which lists every log with its sha256."
     )
     scored = [c for c in configs if c["score_minutes"]]
     chart_list = []
     for source_kind in sorted(distinct(kind(c) for c in scored), key=evidence_order):
-        rows_k = [c for c in scored if kind(c) == source_kind]
-        t = f"{title}: time to train, {source_kind}"
+        # the newest round only: the table below has every round
+        rows_k = [c for c in scored if kind(c) == source_kind and c["newest_round"]]
+        t = f"{title}: time to train, {source_kind}, {rows_k[0]['round']}"
         desc = (
-            f"Dot plot of the time to train of {len(rows_k)} configurations ({source_kind}); "
+            f"Dot plot of the time to train of {len(rows_k)} configurations ({source_kind}, "
+            f"{rows_k[0]['round']}, the newest round with a score); "
             f"fastest {num(min(c['score_minutes'] for c in rows_k))} minutes."
         )
         chart = charts.time_to_train(_chart_rows(rows_k), t, desc)

@@ -15,7 +15,7 @@ import json
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
-from collector.site.pages.common import benchmark_page, distinct, newest, rel, round_key
+from collector.site.pages.common import benchmark_page, newest, rel, round_key
 
 PATH = "guide.md"
 EVIDENCE = ("official", "local", "projected")  # what may answer a deadline
@@ -50,7 +50,12 @@ def page(data: SiteData) -> GuidePage:
     """guide.md: the form and the guide table embedded as data."""
     table = rows(data)
     families: dict[str, list[tuple[str, str]]] = {}
-    for bench in distinct(r["benchmark"] for r in sorted(table, key=lambda r: r["title"])):
+    order = list(settings().benchmarks)
+    ranked = sorted(
+        {r["benchmark"] for r in table},
+        key=lambda b: (b not in order, order.index(b) if b in order else 0, b),
+    )
+    for bench in ranked:
         b = settings().benchmark(bench)
         families.setdefault(b.family, []).append((bench, b.title))
     workloads = tuple(
