@@ -305,29 +305,6 @@ def test_tables_by_evidence_never_share_a_kind_and_put_official_first() -> None:
     assert [t.rows for t in tables] == [(("b", 6.2),), (("a", 0.5), ("c", 0.7))]
 
 
-def test_published_numbers_are_filed_by_what_they_are_measured_against() -> None:
-    from collector.site.pages.compare import PUBLISHED
-
-    def row(metric: str, baseline: str, precision: str | None = "fp16") -> dict:
-        return {"metric": metric, "baseline": baseline, "precision": precision, "notes": ""}
-
-    fp16_over_fp32 = row("improvement_pct", "FP32 on the same V100-PCIe system")
-    v100_over_p100 = row("improvement_pct", "one node with 4x Tesla P100-SXM2")
-    nvlink_bridge = row("improvement_pct", "same workstation without NVLink bridge (PCIe)", None)
-    p2p_access = row("speedup", "V100-PCIe, 4 GPUs in one node (P2P over PCIe)", "fp32")
-    one_gpu = row("speedup", "1 GPU same system")
-
-    assert [PUBLISHED["precision_gain"](r) for r in (fp16_over_fp32, v100_over_p100)] == [
-        True,
-        False,
-    ]
-    assert [PUBLISHED["interconnect_delta"](r) for r in (fp16_over_fp32, nvlink_bridge)] == [
-        False,
-        True,
-    ]
-    assert [PUBLISHED["scaling"](r) for r in (p2p_access, one_gpu)] == [False, True]
-
-
 def test_a_dot_chart_without_intervals_draws_no_bars() -> None:
     rows = [{"label": "a", "value": 1.5, "low": None, "high": None, "kind": "k", "detail": ""}]
 

@@ -30,7 +30,6 @@ from collector.site.pages.common import (
     system_page,
 )
 
-_RATE = "throughput_samples_per_s"
 TTA_RUNS_PER_SYSTEM = 5  # curves drawn per configuration (the first runs by index)
 
 
@@ -97,7 +96,6 @@ def page(data: SiteData, name: str) -> Page:
         _scaling_section(path, bench.title, configs),
     ]
     sections.append(_tta_section(path, bench.title, [e for e in data.evals if _answers(e, name)]))
-    sections.append(_throughput_section(path, [r for r in data.rows("runs") if _answers(r, name)]))
     published = [r for r in data.rows("published") if r.get("benchmark") == name]
     if published:
         sections.append(_published_section(published))
@@ -317,18 +315,6 @@ def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
         ),
         charts=tuple(chart_list),
     )
-
-
-def _throughput_section(path: str, runs: list[Row]) -> Section:
-    logged = [r for r in runs if r.get(_RATE)]
-    if not logged:
-        return Section(
-            "Throughput", intro=Markup("None of these runs logged a training throughput.")
-        )
-    rows = [
-        (kind(r), (r["system"], r["run"], Markup(markdown_text(num(r[_RATE]))))) for r in logged
-    ]
-    return Section("Throughput", tables=by_evidence(("system", "run", "samples/s"), rows))
 
 
 def _published_section(rows: list[Row]) -> Section:

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from collector.ingest.published import qualifiers
 from collector.queries import query
 from collector.site import charts
 from collector.site.data import SiteData
-from collector.site.model import Page, Section, Table
+from collector.site.model import Page, Section
 from collector.site.pages.common import (
     Row,
     by_evidence,
@@ -202,26 +201,6 @@ NOTES = {
     " Minutes here are the mean of all converged runs; the benchmark pages show the MLPerf"
     " score, which drops the fastest and the slowest run first.",
 }
-# Published metrics shown under each topic, with the filter that selects them: what a number
-# is measured against decides its topic (a 1-GPU baseline for scaling, FP32 for mixed
-# precision, a PCIe or NVLink setup of the same precision for the interconnect), as the
-# derived tables read them.
-PUBLISHED = {
-    "scaling": lambda r: (
-        r["metric"] in ("speedup", "scaling_efficiency_pct")
-        and (r.get("baseline") or "").upper().startswith("1 GPU")
-    ),
-    "precision_gain": lambda r: (
-        r.get("precision") == "fp16"
-        and r["metric"] in ("improvement_pct", "time_reduction_pct")
-        and "FP32" in (r.get("baseline") or "").upper()
-    ),
-    "interconnect_delta": lambda r: (
-        r["metric"] == "improvement_pct"
-        and "FP32" not in (r.get("baseline") or "").upper()
-        and any(w in (r.get("baseline") or "") + (r.get("notes") or "") for w in ("PCIe", "NVLink"))
-    ),
-}
 
 
 def page(data: SiteData) -> Page:
@@ -230,16 +209,14 @@ def page(data: SiteData) -> Page:
     sections = []
     for title, table, measure, axis in TOPICS:
         sections.append(_topic(data, path, title, table, measure, axis))
-        if table in PUBLISHED:
-            pub = [r for r in data.rows("published") if PUBLISHED[table](r)]
-            if pub:
-                sections.append(_published(path, title, table, pub))
     intro = Markup(
         "Each chart holds one kind of evidence: official MLPerf results, your own runs at "
         "full size or published studies; proxy-scale runs compare nothing and are on "
         "[Local pipeline checks](local-checks.md). Intervals are 95% bootstrap intervals "
         "where the table computes them; published numbers are as printed. A chart leaves out "
-        "pairs that differ in more than what they compare (the table names what differs)."
+        "pairs that differ in more than what they compare (the table names what differs). "
+        "Numbers of published studies that these tables do not read are on each benchmark's "
+        "page and in `published` on [Data](data.md)."
     )
     return Page(path, "Compare", data.snapshot, intro=intro, sections=tuple(sections))
 
@@ -340,71 +317,3 @@ def _label(o: Observation) -> str:
         f"vs {o.row.get('baseline')}" if o.measure == "systems" else against(o.row),
     )
     return " · ".join(str(part) for part in parts if part not in (None, ""))
-
-
-PUBLISHED_AXES = {  # the published metrics charted, each on an axis of its own
-    "speedup": "speedup as published, x",
-    "improvement_pct": "improvement as published, %",
-    "scaling_efficiency_pct": "scaling efficiency as published, %",
-}
-
-
-def _published(path: str, title: str, table: str, rows: list[Row]) -> Section:
-    chart_list = []
-    for metric, axis in PUBLISHED_AXES.items():
-        crow = [
-            {
-                "label": f"{r.get('system') or 'unnamed'} · {r.get('benchmark') or 'all'} · "
-                f"{r.get('accelerators') or '?'} GPUs · {r['row_id']}"
-                + (f" · {qualifiers(r.get('notes'))}" if qualifiers(r.get("notes")) else ""),
-                "value": float(r["value"]),
-                "low": None,
-                "high": None,
-                "kind": kind(r),
-                "detail": r["citation"],
-            }
-            for r in rows
-            if r["metric"] == metric
-        ]
-        if not crow:
-            continue
-        t = f"{title}: published studies, {axis.split(' as ')[0]}"
-        desc = f"Dot plot of {len(crow)} numbers transcribed from published studies ({axis})."
-        chart = charts.bars(crow, t, desc, axis)
-        chart_list.append(chart_ref(path, f"{table}-published-{metric}", chart, t, desc))
-    tbl = Table(
-        (
-            "study row",
-            "system",
-            "benchmark",
-            "accelerators",
-            "metric",
-            "value",
-            "unit",
-            "baseline",
-            "citation",
-            "transcription notes",
-        ),
-        tuple(
-            (
-                r["row_id"],
-                r.get("system"),
-                r.get("benchmark"),
-                r.get("accelerators"),
-                r["metric"],
-                r["value"],
-                r.get("unit"),
-                r.get("baseline"),
-                r["citation"],
-                r.get("notes"),
-            )
-            for r in rows
-        ),
-        caption="The notes say how each number was read: what the study leaves unstated, "
-        "ranges, and how a percentage was taken where the study's wording allows two readings.",
-    )
-    return Section(
-        f"{title}: published studies (transcribed, not measured by collector)",
-        table=tbl,
-        charts=tuple(chart_list),
-    )
