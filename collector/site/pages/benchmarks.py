@@ -191,7 +191,8 @@ def _models_section(ratios: list[Row]) -> Section:
         "Accelerator models, same count, one server",
         intro=Markup(
             "In the newest official round: the fastest submitted configuration of each "
-            "accelerator model (mean over its converged runs), against the fastest model's. "
+            "accelerator model, against the fastest model's. Times here are means over every "
+            "converged run (the ratio's interval needs them), not the MLPerf score below. "
             "Each ratio rests on one configuration of each model. Rows of the "
             "`site_model_ratios` table."
             if rows
@@ -203,8 +204,8 @@ def _models_section(ratios: list[Row]) -> Section:
                 "accelerators",
                 "fastest model",
                 "model compared",
-                "minutes",
-                "minutes compared",
+                "mean minutes",
+                "mean minutes compared",
                 "times as fast (95% interval)",
             ),
             rows,
