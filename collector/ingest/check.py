@@ -7,6 +7,7 @@ import hashlib
 import io
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -47,16 +48,23 @@ def rules() -> dict[str, Any]:
 
 
 def check(
-    paths: list[str | Path], store: str | Path | None = None, save: bool = True
+    paths: list[str | Path],
+    store: str | Path | None = None,
+    save: bool = True,
+    wait_s: float = stores.WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
 ) -> list[Verdict]:
-    """Check every log under `paths`; store the verdicts in the compliance table."""
+    """Check every log under `paths`; store the verdicts in the compliance table, under the
+    store's writer lock (waiting up to `wait_s` seconds for another writer, telling
+    `on_wait`)."""
     verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
     if save and verdicts:
         store_path = stores.resolve(store)
-        snap = stores.read(store_path)
-        new = load("compliance").table_from_rows([vars(v) for v in verdicts])
-        snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
-        stores.write(store_path, stores.Snapshot(snap.tables))
+        with stores.writing(store_path, wait_s, on_wait):
+            snap = stores.read(store_path)
+            new = load("compliance").table_from_rows([vars(v) for v in verdicts])
+            snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
+            stores.write(store_path, stores.Snapshot(snap.tables))
     return verdicts
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 
 from collector.ingest.scan import Events
-from collector.ingest.values import BadValue, as_float, decode_value
+from collector.ingest.values import BadValue, as_float, decode_value, implausible_time
 
 
 @cache
@@ -182,6 +183,9 @@ def _epoch(value: Any, meta: dict[str, Any]) -> float | None:
 
 
 def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]) -> None:
+    """Start, stop and time to train; an impossible time is an error and leaves the run
+    without it (so never a success)."""
+    now = time.time()
     if not starts:
         events.error("missing-run-start", "no run_start event")
     else:
@@ -191,12 +195,14 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
                 f"{len(starts)} run_start events; the first counts",
                 events.lines[starts[1]],
             )
-        out.run_start_s = float(events.time_s[starts[0]])
+        out.run_start_s = _plausible(events, starts[0], now)
     if not stops:
         events.error("missing-run-stop", "no run_stop event: log truncated or run killed")
         return
     last = stops[-1]
-    out.run_stop_s = float(events.time_s[last])
+    out.run_stop_s = _plausible(events, last, now)
+    if out.run_stop_s is None:
+        return
     try:
         value, meta = decoded(events, last)
     except (BadValue, ValueError):
@@ -215,6 +221,16 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
             )
         else:
             out.time_to_train_s = elapsed
+
+
+def _plausible(events: Events, i: int, now: float) -> float | None:
+    """The time of event i, or None (and an error) when no run can have logged it."""
+    seconds = float(events.time_s[i])
+    why = implausible_time(seconds, now)
+    if why is None:
+        return seconds
+    events.error("impossible-time", f"{events.keys[i]} time {seconds!r} s {why}", events.lines[i])
+    return None
 
 
 def _status(out: RunSummary, tolerance: float) -> str:

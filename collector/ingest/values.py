@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import warnings
 from typing import Any
 
@@ -11,6 +12,8 @@ _NUMBER_START = frozenset("0123456789")
 # json's own C scanner: json.loads without its wrapper (whitespace checks, type dispatch)
 _SCAN_JSON = json.JSONDecoder().scan_once
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+EARLIEST_UNIX_S = 1_420_070_400.0  # 2015-01-01 UTC: before MLPerf, and any log it reads
+AHEAD_S = 86_400.0  # a log may be stamped up to a day after it is read (clocks, time zones)
 
 
 class BadValue(ValueError):
@@ -64,4 +67,21 @@ def as_float(value: Any) -> float | None:
             return float(value)
         except ValueError:
             return None
+    return None
+
+
+def implausible_time(seconds: float, now_unix_s: float) -> str | None:
+    """Why `seconds` since the Unix epoch cannot be when a run started or stopped, if it
+    cannot: not a number, infinite, negative, before 2015, or more than a day after
+    `now_unix_s` (when the log is read)."""
+    if math.isnan(seconds):
+        return "is not a number"
+    if math.isinf(seconds):
+        return "is infinite"
+    if seconds < 0:
+        return "is negative"
+    if seconds < EARLIEST_UNIX_S:
+        return "is before 2015-01-01"
+    if seconds > now_unix_s + AHEAD_S:
+        return "is more than a day after the ingest"
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,7 +20,7 @@ from collector import store as stores
 from collector.errors import InputError, QueryError
 from collector.queries import bootstrap, parameters
 from collector.store.schemas import STORED_TABLES
-from collector.store.snapshot import current_name
+from collector.store.snapshot import Pin
 
 QUERY_PACKAGE = "collector.queries"
 SOURCES_CSV = Path(__file__).resolve().parents[2] / "runs" / "sources.csv"
@@ -117,11 +118,16 @@ def sources() -> pa.Table:
 
 
 def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the store's tables in schema `store` and every derived view."""
+    """An in-memory DuckDB with the store's tables in schema `store` and every derived view.
+
+    The views read the snapshot live when the connection was made, which no writer removes
+    while the connection is open."""
     store_path = stores.resolve(store)
     con = duckdb.connect()
     con.execute("CREATE SCHEMA store")
-    snapshot = current_name(store_path)
+    pin = Pin(store_path)
+    weakref.finalize(con, pin.close)
+    snapshot = pin.name
     empty = stores.snapshot.empty()
     for table in STORED_TABLES:
         path = store_path / snapshot / f"{table}.parquet" if snapshot else None

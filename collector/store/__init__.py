@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from collector.store.snapshot import Snapshot, read, write
+from collector.store.snapshot import KEEP, WAIT_S, Snapshot, pinned, read, write, writing
 
 DEFAULT_STORE = Path(__file__).resolve().parents[2] / "runs" / "warehouse"
 
@@ -18,4 +18,14 @@ def resolve(store: str | Path | None) -> Path:
     return Path(env) if env else DEFAULT_STORE
 
 
-__all__ = ["DEFAULT_STORE", "Snapshot", "read", "resolve", "write"]
+__all__ = [
+    "DEFAULT_STORE",
+    "KEEP",
+    "WAIT_S",
+    "Snapshot",
+    "pinned",
+    "read",
+    "resolve",
+    "write",
+    "writing",
+]

@@ -48,9 +48,9 @@ def test_ingest_of_a_broken_file_warns_with_file_and_line_and_exits_1(
     assert code == 1
     assert err.splitlines() == [
         "error: in/result_0.txt: no run_stop event: log truncated or run killed",
-        "warning: in/result_1.txt:3: bytes that are not UTF-8 (first at byte 128)",
-        "warning: in/result_1.txt:5: timestamp 50.000 is 53.000 s before an earlier event "
-        "(key run_stop)",
+        "warning: in/result_1.txt:3: bytes that are not UTF-8 (first at byte 149)",
+        "warning: in/result_1.txt:5: timestamp 1541720050.000 is 53.000 s before an earlier "
+        "event (key run_stop)",
         "error: in/result_1.txt:5: run_stop is 50.000 s before run_start",
         "warning: in/result_1.txt: 1 unknown keys kept as events: caf\ufffd_key",
     ]
