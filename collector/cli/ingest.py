@@ -13,8 +13,16 @@ from collector.errors import InputError
 from collector.ingest.pipeline import SOURCES, IngestReport, ingest
 from collector.store import WAIT_S
 
+HELP = (
+    "Ingest MLPerf training logs (every round's format) and system descriptions.\n\n"
+    "Re-ingesting unchanged files adds nothing and writes no new snapshot. Exit status 1 "
+    "when a file or run could not be read fully and the store did not know that problem "
+    "yet; problems an earlier ingest recorded are printed as already recorded and leave "
+    "the exit status 0. One writer at a time: another waits for the store (--wait)."
+)
 
-@app.command("ingest")
+
+@app.command("ingest", help=HELP)
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
     store: Annotated[
@@ -30,12 +38,7 @@ def ingest_command(
     ] = WAIT_S,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
 ) -> None:
-    """Ingest MLPerf training logs (every round's format) and system descriptions.
-
-    Exit status 1 when a file or run could not be read fully and the store did not know
-    that problem yet; problems recorded by an earlier ingest are printed as already
-    recorded and leave the exit status 0. Re-ingesting unchanged files writes nothing.
-    """
+    """Ingest MLPerf training logs and system descriptions (see HELP)."""
     if source is not None and source not in SOURCES:
         raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
     report = ingest(

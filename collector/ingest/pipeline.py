@@ -138,14 +138,7 @@ def _new_rows(
     A log with the bytes of one stored (or met earlier) at another path is a run of its
     own path too, with a run_id of its own and a duplicate-content warning."""
     stored = _stored(snap)
-    runs_table = snap["runs"]
-    content = dict(
-        zip(
-            runs_table.column("log_sha256").to_pylist(),
-            runs_table.column("log_path").to_pylist(),
-            strict=True,
-        )
-    )
+    content = _first_paths(snap["runs"])
     found = [_skipped_issue(s) for s in skipped]
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
@@ -197,6 +190,17 @@ def _new_rows(
         "systems": load("systems").table_from_rows(list(systems.values())),
     }
     return new, found
+
+
+def _first_paths(runs: pa.Table) -> dict[str, str]:
+    """The path of each stored log's bytes: where they were stored first, under the run_id
+    of the bytes alone."""
+    first: dict[str, str] = {}
+    columns = (runs.column(c).to_pylist() for c in ("log_sha256", "log_path", "run_id"))
+    for digest, path, run_id in zip(*columns, strict=True):
+        if digest not in first or run_id == digest[:16]:
+            first[digest] = path
+    return first
 
 
 def copy_run_id(digest: str, log_path: str) -> str:

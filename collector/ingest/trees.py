@@ -64,12 +64,12 @@ def find_logs(paths: list[Path], skipped: list[Skipped] | None = None) -> list[L
     for given in paths:
         if not os.path.lexists(given):
             raise InputError(f"{given}: no such file or folder")
-        given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
-        base = given.parent
         kind = _kind(str(given))
         if kind not in ("file", "folder"):
-            odd.append(Skipped(given.name, kind, f"{_WHY[kind]}: skipped", given=True))
+            odd.append(Skipped(str(given), kind, f"{_WHY[kind]}: skipped", given=True))
             continue
+        given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
+        base = given.parent
         files = [str(given)] if kind == "file" else _walk(given, str(base), odd)
         for path in files:
             if path not in entries:
