@@ -10,6 +10,7 @@ import typer
 
 from collector.cli import app
 from collector.ingest.check import check
+from collector.ingest.trees import Skipped
 from collector.store import WAIT_S
 
 
@@ -24,13 +25,17 @@ def check_command(
     ] = WAIT_S,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
+    skipped: list[Skipped] = []
     verdicts = check(
         paths,
         store=store,
         save=save,
         wait_s=wait,
         on_wait=lambda message: print(message, file=sys.stderr),
+        skipped=skipped,
     )
+    for path in skipped:
+        print(f"warning: {path.rel_path}: {path.message}", file=sys.stderr)
     for verdict in verdicts:
         print(verdict)
     failed = sum(1 for v in verdicts if v.verdict == "fail")

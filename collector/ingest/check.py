@@ -19,7 +19,7 @@ import yaml
 from collector import store as stores
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, find_logs
+from collector.ingest.trees import LogEntry, Skipped, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -53,11 +53,13 @@ def check(
     save: bool = True,
     wait_s: float = stores.WAIT_S,
     on_wait: Callable[[str], None] | None = None,
+    skipped: list[Skipped] | None = None,
 ) -> list[Verdict]:
     """Check every log under `paths`; store the verdicts in the compliance table, under the
     store's writer lock (waiting up to `wait_s` seconds for another writer, telling
-    `on_wait`)."""
-    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
+    `on_wait`). Paths that are not files or folders (FIFOs, devices, broken links) are
+    added to `skipped`."""
+    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths], skipped)]
     if save and verdicts:
         store_path = stores.resolve(store)
         with stores.writing(store_path, wait_s, on_wait):

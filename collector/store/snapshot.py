@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -253,28 +254,33 @@ def pinned(store: Path) -> Iterator[str | None]:
         pin.close()
 
 
-_HELD: dict[Path, list[int]] = {}  # store -> [lock fd, depth] of the locks this process holds
+# (store, thread) -> depth of the writer locks this process holds; a thread of its own
+# takes the lock anew, and so waits for the others like another process would
+_HELD: dict[tuple[str, int], int] = {}
 
 
 @contextmanager
 def writing(
     store: Path, wait_s: float = WAIT_S, on_wait: Callable[[str], None] | None = None
 ) -> Iterator[None]:
-    """Hold the store's writer lock while the block runs (re-entrant within a process).
+    """Hold the store's writer lock while the block runs (re-entrant within a thread).
 
     Waits up to `wait_s` seconds for another writer, telling `on_wait` once that it does;
     raises StoreError when the time runs out."""
-    key = store.absolute()
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{store}: cannot create the store ({exc.strerror})") from exc
+    key = (os.path.realpath(store), threading.get_ident())
     if key in _HELD:
-        _HELD[key][1] += 1
+        _HELD[key] += 1
         try:
             yield
         finally:
-            _HELD[key][1] -= 1
+            _HELD[key] -= 1
         return
-    store.mkdir(parents=True, exist_ok=True)
     fd = _lock(store, wait_s, on_wait)
-    _HELD[key] = [fd, 1]
+    _HELD[key] = 1
     try:
         yield
     finally:
@@ -286,8 +292,11 @@ def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> 
     path = store / LOCK
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot open the writer lock ({exc.strerror})") from exc
+    except OSError:
+        try:  # a read-only store: a writer that finds nothing to write still takes turns
+            fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open the writer lock ({exc.strerror})") from exc
     deadline = time.monotonic() + wait_s
     told = False
     while True:
