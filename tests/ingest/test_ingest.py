@@ -178,6 +178,20 @@ def test_reingest_of_an_unchanged_tree_with_problems_writes_nothing(tmp_path, st
 NOW_MS = int(time.time() * 1000)
 
 
+def local_log_at(tmp_path: Path, **times_ms: str) -> tuple[Path, dict[str, int]]:
+    """The local mllog fixture with the time_ms of some keys replaced; the lines of
+    run_start and run_stop."""
+    lines = (LOGS / "mllog_local.txt").read_text().splitlines(keepends=True)
+    at = {}
+    for key in ("run_start", "run_stop"):
+        (n,) = [n for n, line in enumerate(lines) if f'"key": "{key}"' in line]
+        if key in times_ms:
+            lines[n] = re.sub(r'"time_ms": [0-9]+', f'"time_ms": {times_ms[key]}', lines[n])
+        at[key] = n + 1
+    (tmp_path / "result_0.txt").write_text("".join(lines))
+    return tmp_path / "result_0.txt", at
+
+
 @pytest.mark.parametrize(
     ("key", "time_ms", "why"),
     [
@@ -185,21 +199,51 @@ NOW_MS = int(time.time() * 1000)
         ("run_stop", "Infinity", "inf s is infinite"),
         ("run_stop", "-5", "-0.005 s is negative"),
         ("run_stop", "1e308", "1e+305 s is more than a day after the ingest"),
-        ("run_start", "1400000000000", "1400000000.0 s is before 2015-01-01"),
         ("run_stop", str(NOW_MS + 2 * 86_400_000), "s is more than a day after the ingest"),
     ],
 )
 def test_an_impossible_run_time_is_an_error_and_never_a_success(tmp_path, store, key, time_ms, why):
-    lines = (LOGS / "mllog_local.txt").read_text().splitlines(keepends=True)
-    (at,) = [n for n, line in enumerate(lines) if f'"key": "{key}"' in line]
-    lines[at] = re.sub(r'"time_ms": [0-9]+', f'"time_ms": {time_ms}', lines[at])
-    (tmp_path / "result_0.txt").write_text("".join(lines))
-    report = ingest([tmp_path / "result_0.txt"], store=store)
+    log, at = local_log_at(tmp_path, **{key: time_ms})
+    report = ingest([log], store=store)
     (issue,) = [i for i in report.issues if i.code == "impossible-time"]
-    assert (issue.path, issue.line, issue.severity) == ("result_0.txt", at + 1, "error")
+    assert (issue.path, issue.line, issue.severity) == ("result_0.txt", at[key], "error")
     assert issue.message.startswith(f"{key} time ") and issue.message.endswith(why)
     (run,) = query.run("runs", store).to_pylist()
     assert (run["status"], run["minutes"]) == ("incomplete", None)
+
+
+def test_a_run_start_before_2015_on_a_wall_clock_stop_is_an_error(tmp_path, store):
+    log, at = local_log_at(tmp_path, run_start="1400000000000")
+    report = ingest([log], store=store)
+    timing = [i for i in report.issues if i.code in ("clock-origin", "impossible-time")]
+    assert [(i.line, i.severity, i.code, i.message) for i in timing] == [
+        (
+            at["run_start"],
+            "warning",
+            "clock-origin",
+            "run_start time 1400000000.0 s is before 2015-01-01: the log's clock does not "
+            "count from the Unix epoch; its durations are kept",
+        ),
+        (
+            at["run_stop"],
+            "error",
+            "impossible-time",
+            "run_stop is 3.637e+08 s after run_start: longer than any training run",
+        ),
+    ]
+    assert query.run("runs", store).column("status").to_pylist() == ["incomplete"]
+
+
+def test_a_log_on_a_clock_of_another_origin_keeps_its_duration(tmp_path, store):
+    # official v0.7 DLRM logs of one submitter count time_ms from about 1.59e9 ms
+    text = (LOGS / "mllog_local.txt").read_text()
+    shift = 1763700000000 - 1593050000
+    text = re.sub(r'"time_ms": ([0-9]+)', lambda m: f'"time_ms": {int(m[1]) - shift}', text)
+    (tmp_path / "result_0.txt").write_text(text)
+    report = ingest([tmp_path / "result_0.txt"], store=store)
+    assert [(i.severity, i.code) for i in report.issues] == [("warning", "clock-origin")]
+    (run,) = query.run("runs", store).to_pylist()
+    assert (run["status"], run["minutes"]) == ("success", pytest.approx(4.3 / 60))
 
 
 def test_a_run_stop_of_1e308_seconds_in_a_v05_log_is_not_a_success(tmp_path, store):
