@@ -59,7 +59,7 @@ nearest AS (
 ),
 reference AS (
     SELECT
-        run_id, count(*) AS official_runs, median(samples_to_target) AS samples_to_target,
+        run_id, count(*) AS official_runs, avg(samples_to_target) AS samples_to_target,
         list_sort(list(samples_to_target::DOUBLE)) AS samples_list,
         median(epochs_to_target * evals_per_epoch) AS evals,
         string_agg(DISTINCT log_path, ' ' ORDER BY log_path) AS official_logs

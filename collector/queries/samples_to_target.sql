@@ -1,6 +1,7 @@
 -- samples_to_target: every converged official run of a projectable benchmark, with the epochs
 -- and samples it trained to reach its quality target and the timings its log gives: start-up
--- (run_start to the first epoch), steady seconds per epoch (median over the blocks of training
+-- (initialisation and warm-up: the time before the first evaluation that steady training does
+-- not account for), steady seconds per epoch (median over the blocks of training
 -- between two evaluations, the first block left out as warm-up) and seconds per evaluation.
 WITH official AS (
     SELECT
@@ -22,21 +23,39 @@ marks AS (
                     'input_batch_size', 'global_batch_size')
         AND e.run_id IN (SELECT run_id FROM official)
 ),
-timed AS (
+paired AS (
     -- each evaluation with its start and stop (the k-th eval_start and eval_stop of the log)
-    SELECT
-        v.run_id, v.seq, v.epoch, s.time_unix_s AS start_s, p.time_unix_s AS stop_s,
-        v.epoch - lag(v.epoch) OVER w AS block_epochs,
-        s.time_unix_s - lag(p.time_unix_s) OVER w AS block_s
+    SELECT v.run_id, v.seq, v.epoch, s.time_unix_s AS start_s, p.time_unix_s AS stop_s
     FROM store.evals AS v
     JOIN marks AS s ON s.run_id = v.run_id AND s.key = 'eval_start' AND s.k = v.seq + 1
     JOIN marks AS p ON p.run_id = v.run_id AND p.key = 'eval_stop' AND p.k = v.seq + 1
     WHERE v.run_id IN (SELECT run_id FROM official)
-    WINDOW w AS (PARTITION BY v.run_id ORDER BY v.seq)
+),
+beside AS (
+    -- runs that start an epoch while evaluating: their evaluations run beside training
+    SELECT DISTINCT e.run_id
+    FROM paired AS e
+    JOIN marks AS m
+        ON m.run_id = e.run_id AND m.key IN ('train_epoch', 'epoch_start')
+        AND m.time_unix_s > e.start_s AND m.time_unix_s < e.stop_s
+),
+timed AS (
+    -- blocks of training between two evaluations: from the end of one (its start where
+    -- evaluations run beside training) to the start of the next
+    SELECT
+        e.*, b.run_id IS NOT NULL AS overlapped,
+        e.epoch - lag(e.epoch) OVER w AS block_epochs,
+        e.start_s - CASE WHEN b.run_id IS NULL THEN lag(e.stop_s) OVER w
+                         ELSE lag(e.start_s) OVER w END AS block_s
+    FROM paired AS e
+    LEFT JOIN beside AS b USING (run_id)
+    WINDOW w AS (PARTITION BY e.run_id ORDER BY e.seq)
 ),
 per_run AS (
+    -- an evaluation beside training costs no training time
     SELECT
-        run_id, count(*) AS evals, median(stop_s - start_s) AS eval_s,
+        run_id, count(*) AS evals,
+        median(CASE WHEN overlapped THEN 0 ELSE stop_s - start_s END) AS eval_s,
         arg_max(start_s, seq) AS last_start_s, arg_max(epoch, seq) AS last_epoch,
         arg_min(start_s, seq) AS first_start_s, arg_min(epoch, seq) AS first_epoch,
         median(block_s / block_epochs) FILTER (WHERE block_epochs > 0) AS epoch_s
@@ -47,7 +66,7 @@ epochs AS (
     -- epoch starts logged before the evaluation that reached the target (some logs write
     -- them all at the end)
     SELECT
-        m.run_id, min(m.time_unix_s) FILTER (WHERE m.time_unix_s < p.last_start_s) AS first_epoch_s,
+        m.run_id, count(*) FILTER (WHERE m.time_unix_s < p.first_start_s) AS started_first,
         count(*) FILTER (WHERE m.time_unix_s < p.last_start_s) AS started
     FROM marks AS m
     JOIN per_run AS p USING (run_id)
@@ -79,12 +98,12 @@ counted AS (
         CASE WHEN o.log_format = 'mlperf-v0.5'
             THEN greatest(coalesce(e.started, 0), p.last_epoch + 1)
             ELSE coalesce(e.started, p.last_epoch) END AS epochs_to_target,
-        -- start-up: run_start to the first epoch start, or where none is logged in time, to
-        -- the first evaluation less the epochs before it at the steady pace
-        coalesce(e.first_epoch_s - o.run_start_unix_s,
-                 p.first_start_s - o.run_start_unix_s
-                 - (p.first_epoch + CASE WHEN o.log_format = 'mlperf-v0.5' THEN 1 ELSE 0 END)
-                 * p.epoch_s) AS startup_s
+        -- start-up: run_start to the first evaluation less the epochs before it at the steady
+        -- pace (initialisation and warm-up); the epochs before it counted as those to target
+        p.first_start_s - o.run_start_unix_s - p.epoch_s * CASE
+            WHEN o.log_format = 'mlperf-v0.5'
+                THEN greatest(coalesce(e.started_first, 0), p.first_epoch + 1)
+            ELSE coalesce(nullif(e.started_first, 0), p.first_epoch) END AS startup_s
     FROM official AS o
     JOIN per_run AS p USING (run_id)
     LEFT JOIN epochs AS e USING (run_id)
