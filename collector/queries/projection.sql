@@ -4,7 +4,8 @@
 -- (samples_to_target); projected time = samples / measured samples per second + the run's
 -- measured start-up + the evaluations those official runs made per epoch x the run's measured
 -- seconds per evaluation. The interval is bootstrap_ratio of the official samples to target over
--- the run's timed windows' throughputs, plus the same costs.
+-- the run's timed windows' throughputs, plus the same costs; beside it, how far the method
+-- misses on official submissions of the benchmark and target (projection_error).
 WITH local_runs AS (
     SELECT
         r.run_id, r.submitter, r.system_id, r.system, r.benchmark, r.accelerator,
@@ -86,8 +87,11 @@ SELECT
     (samples_to_target / throughput_samples_per_s + costs_s) / 60 AS projected_minutes,
     (ci.low + costs_s) / 60 AS projected_ci_low_minutes,
     (ci.high + costs_s) / 60 AS projected_ci_high_minutes,
-    official_logs, log_path
+    checked.submissions AS checked_submissions,
+    checked.median_abs_error_pct AS checked_median_abs_error_pct,
+    checked.p90_abs_error_pct AS checked_p90_abs_error_pct, official_logs, log_path
 FROM (
     SELECT *, bootstrap_ratio(samples_list, window_samples_per_s) AS ci FROM costed
-)
+) AS c
+LEFT JOIN projection_error AS checked USING (benchmark, quality_target)
 ORDER BY benchmark, system_id, accelerators, precision, interconnect, run_id

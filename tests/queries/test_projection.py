@@ -16,10 +16,14 @@ from tests.conftest import LOGS
 GNMT_PAIRS = 3498161  # datasets.yml: WMT16 en-de after the reference's length filter
 
 
-def official(system, batch, epochs, epoch_s, eval_s, startup_s, benchmark="gnmt"):
-    """One converged v0.5 run: an evaluation after each epoch, epochs numbered from 0."""
+def official(system, batch, epochs, epoch_s, eval_s, startup_s, benchmark="gnmt", style=""):
+    """One converged v0.5 run: an evaluation after each epoch, epochs numbered from 0.
+
+    style "late": the epoch starts are all written after run_stop (as some logs do);
+    "beside": each evaluation runs beside training, which goes on during it."""
     run_id = f"{system}-{benchmark}"
     events, evals, t, seq = [], [], startup_s, 0
+    late = []
 
     def event(key, time, value=""):
         nonlocal seq
@@ -38,9 +42,14 @@ def official(system, batch, epochs, epoch_s, eval_s, startup_s, benchmark="gnmt"
     event("run_start", 0.0)
     event("input_batch_size", 0.0, str(batch))
     for epoch in range(epochs):
-        event("train_epoch", t, str(epoch))
+        if style == "late":
+            late.append((t, str(epoch)))
+        elif style != "beside" or epoch == 0:
+            event("train_epoch", t, str(epoch))
         t += epoch_s
         event("eval_start", t)
+        if style == "beside" and epoch + 1 < epochs:
+            event("train_epoch", t + 0.5, str(epoch + 1))
         event("eval_stop", t + eval_s)
         evals.append(
             {
@@ -53,8 +62,10 @@ def official(system, batch, epochs, epoch_s, eval_s, startup_s, benchmark="gnmt"
                 "quality": 20.0 + epoch,
             }
         )
-        t += eval_s
+        t += 0.5 if style == "beside" and epoch + 1 < epochs else eval_s
     event("run_stop", t)
+    for time, epoch in late:
+        event("train_epoch", t + 1 + time, epoch)
     run = {
         "run_id": run_id,
         "source": "official",
@@ -194,8 +205,9 @@ def test_a_local_run_is_projected_from_its_throughput_with_an_interval(con):
     costs = 30.0 + 4 * 8.0  # start-up + B's 4 evaluations at this run's 8 s each
     assert row["projected_minutes"] == pytest.approx((4 * GNMT_PAIRS / 1100 + costs) / 60)
     low, high = row["projected_ci_low_minutes"], row["projected_ci_high_minutes"]
-    assert (4 * GNMT_PAIRS / 1200 + costs) / 60 <= low < row["projected_minutes"] < high
-    assert high <= (4 * GNMT_PAIRS / 1000 + costs) / 60
+    # the ends are single-precision resampled means: within a part in a million of the bounds
+    assert (4 * GNMT_PAIRS / 1200 + costs) / 60 * (1 - 1e-6) <= low < row["projected_minutes"]
+    assert row["projected_minutes"] < high <= (4 * GNMT_PAIRS / 1000 + costs) / 60 * (1 + 1e-6)
 
 
 def test_a_real_v05_log_gives_its_epochs_and_timings(tmp_path):
@@ -216,3 +228,55 @@ def test_a_real_v05_log_gives_its_epochs_and_timings(tmp_path):
     # the first evaluation starts 604.79 s after run_start, one epoch in: the rest is start-up
     assert row["startup_s"] == pytest.approx(604.79 - row["epoch_s"], abs=1e-2)
     assert row["eval_s"] == pytest.approx(7.07, abs=1e-2)
+
+
+def test_a_throughput_log_is_projected_end_to_end_from_ingested_logs(tmp_path):
+    """A local full-size Transformer log (three timed windows of 1,600, 1,500 and 1,700
+    samples/s after 25 s of start-up and warm-up) beside NVIDIA's real DGX-1 log."""
+    system = tmp_path / "v0.5.0" / "nvidia" / "submission" / "results" / "dgx1"
+    (system / "transformer").mkdir(parents=True)
+    (system / "entry.json").write_text(
+        '{"division": "closed", "framework": "PyTorch", "nodes": [{"num_nodes": 1, '
+        '"accelerator": "Tesla V100-SXM2-16GB", "num_accelerators": 8}]}'
+    )
+    shutil.copy(LOGS / "v05_transformer_dgx1.txt", system / "transformer" / "result_0.txt")
+    (tmp_path / "local").mkdir()
+    shutil.copy(LOGS / "mllog_throughput.txt", tmp_path / "local" / "run.log")
+    ingest([tmp_path / "v0.5.0", tmp_path / "local"], store=tmp_path / "store")
+    assert query.check_contracts(tmp_path / "store") == []
+    (row,) = query.sql("SELECT * FROM projection", tmp_path / "store").to_pylist()
+    samples = 3 * 4590101  # the DGX-1 run's 3 epochs of WMT en-de
+    assert (row["scale"], row["samples_to_target"], row["windows"]) == ("throughput", samples, 3)
+    assert (row["throughput_samples_per_s"], row["startup_s"]) == (1600, 25)
+    assert row["eval_s"] is None  # no evaluation timed: none is added
+    assert row["projected_minutes"] == pytest.approx((samples / 1600 + 25) / 60)
+    low, high = row["projected_ci_low_minutes"], row["projected_ci_high_minutes"]
+    assert (samples / 1700 + 25) / 60 * (1 - 1e-6) <= low < row["projected_minutes"]
+    assert row["projected_minutes"] < high <= (samples / 1500 + 25) / 60 * (1 + 1e-6)
+    assert row["checked_submissions"] is None  # one official submission: nothing to leave out
+    assert row["official_logs"].endswith("dgx1/transformer/result_0.txt")
+
+
+def test_epoch_starts_written_late_and_evaluations_beside_training(tmp_path):
+    # late: 5 epochs of 10 s + 2 s evaluations after 7 s, epoch starts written at the end
+    # beside: 4 epochs of 10 s; each 3 s evaluation runs while the next epoch trains
+    built = [
+        official("late", 512, 5, 10.0, 2.0, 7.0, style="late"),
+        official("beside", 512, 4, 10.0, 3.0, 7.0, style="beside"),
+    ]
+    tables = snapshot.empty().tables
+    tables["runs"] = load("runs").table_from_rows([r for r, _, _ in built])
+    tables["events"] = load("events").table_from_rows([e for _, es, _ in built for e in es])
+    tables["evals"] = load("evals").table_from_rows([v for _, _, vs in built for v in vs])
+    snapshot.write(tmp_path / "store", snapshot.Snapshot(tables))
+    assert query.check_contracts(tmp_path / "store") == []
+    rows = {
+        r["system"]: r
+        for r in query.sql("SELECT * FROM samples_to_target", tmp_path / "store").to_pylist()
+    }
+    late, beside = rows["late"], rows["beside"]
+    assert (late["epochs_to_target"], late["startup_s"], late["epoch_s"]) == (5, 7, 10)
+    assert late["eval_s"] == 2
+    assert beside["epochs_to_target"] == 4 and beside["eval_s"] == 0
+    # from one evaluation's start to the next: the 10 s epoch trained 0.5 s after it began
+    assert beside["epoch_s"] == pytest.approx(10.5) and beside["startup_s"] == pytest.approx(6.5)
