@@ -47,10 +47,11 @@ evaluations AS (
     GROUP BY run_id
 ),
 official AS (
-    SELECT * FROM samples_to_target WHERE global_batch > 0
+    -- the v0.5 round's runs: its targets are the ones projected to
+    SELECT * FROM samples_to_target WHERE round = 'v0.5' AND global_batch > 0
 ),
 nearest AS (
-    -- the official runs of the benchmark's v0.5 target at the least distance in global batch
+    -- the official runs of the benchmark at the least distance in global batch
     SELECT l.run_id, o.samples_to_target, o.evals_per_epoch, o.epochs_to_target, o.log_path
     FROM local_runs AS l
     JOIN measured AS m USING (run_id)
