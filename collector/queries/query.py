@@ -22,7 +22,6 @@ from collector.store.schemas import STORED_TABLES
 from collector.store.snapshot import current_name
 
 QUERY_PACKAGE = "collector.queries"
-SOURCES_CSV = Path(__file__).resolve().parents[2] / "runs" / "sources.csv"
 SLICE_ROWS = 4 * 2048  # the fewest rows a stored table is sliced into per thread (four vectors)
 
 
@@ -110,9 +109,10 @@ def sources() -> pa.Table:
             ("description", pa.string()),
         ]
     )
-    if not SOURCES_CSV.exists():
+    path = stores.shipped("sources.csv")
+    if not path.exists():
         return pa.Table.from_pylist([], schema=schema)
-    with SOURCES_CSV.open(newline="") as handle:
+    with path.open(newline="") as handle:
         return pa.Table.from_pylist(list(csv.DictReader(handle)), schema=schema)
 
 
