@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 
 import duckdb
 import numpy as np
@@ -33,9 +34,11 @@ import pyarrow.compute as pc
 from collector.queries import parameters
 
 INTERVAL = pa.struct([("low", pa.float64()), ("high", pa.float64())])
+CHUNK_ROWS = 256  # rows resampled at a time: two buffers of 2 MB at 1000 resamples
+Lists = tuple[np.ndarray, np.ndarray, np.ndarray]  # each list's start and size, the values
 
 
-def _lists(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _lists(column: pa.Array | pa.ChunkedArray) -> Lists:
     """(starts, sizes, values) of a list column, each list's finite values sorted; a list
     holding an infinite value gets size 0."""
     if isinstance(column, pa.ChunkedArray):
@@ -52,32 +55,59 @@ def _lists(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, 
     return starts, np.where(infinite, 0, sizes), values
 
 
-def _means(starts, sizes, values, seed: int, resamples: int, side: int) -> np.ndarray:
-    """Resampled means (rows x resamples) of every list of at least one value; NaN rows else."""
-    out = np.full((sizes.size, resamples), np.nan)
-    for n in np.unique(sizes[sizes > 0]).tolist():
-        rows = np.flatnonzero(sizes == n)
-        draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (resamples, n))
-        draws += np.arange(resamples)[:, None] * n  # counts of each position per resample
-        counts = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
-        block = values[starts[rows, None] + np.arange(n)]
-        least = block[:, :1]
-        out[rows] = least + (block - least) @ (counts.T / n)
-    return out
+@lru_cache(maxsize=64)
+def _weights(seed: int, resamples: int, n: int, side: int) -> np.ndarray:
+    """W.T (n x resamples): how often each of n positions is drawn in each resample, / n."""
+    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (resamples, n))
+    draws += np.arange(resamples)[:, None] * n
+    counts = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
+    weights = np.ascontiguousarray(counts.T / n)
+    weights.setflags(write=False)
+    return weights
 
 
-def _ends(stats: np.ndarray, defined: np.ndarray, level: float) -> pa.StructArray:
-    """The nearest-rank interval of each row of statistics, NULL where not `defined` or where a
-    statistic is NaN."""
-    resamples = stats.shape[1]
+def _means(lists: Lists, rows: np.ndarray, seed: int, side: int, out: np.ndarray) -> None:
+    """out = resampled means of the lists at `rows`, all of one size, relative to their least
+    value (added back), so that a constant list gives exactly its value."""
+    starts, sizes, values = lists
+    n = int(sizes[rows[0]])
+    block = values[starts[rows, None] + np.arange(n)]
+    least = block[:, :1]
+    # einsum's own loop, not BLAS: BLAS's threads spin between the many small products and
+    # take the cores from DuckDB's threads
+    np.einsum("rn,nb->rb", block - least, _weights(seed, out.shape[1], n, side), out=out)
+    out += least
+
+
+def _intervals(
+    sides: list[Lists], defined: np.ndarray, seed: int, resamples: int, level: float
+) -> pa.StructArray:
+    """The nearest-rank interval of the mean of the one list, or of the ratio of the two lists'
+    means, of each `defined` row (NULL elsewhere, and where a statistic is 0 / 0). Rows whose
+    lists have the same sizes are resampled together, CHUNK_ROWS at a time, into buffers used
+    again for every chunk (fresh memory costs more than the arithmetic)."""
     lo = max(1, math.ceil(resamples * (1 - level) / 2 - 1e-9))
     hi = min(resamples, math.ceil(resamples * (1 + level) / 2 - 1e-9))
-    defined = defined & ~np.isnan(stats).any(axis=1)
-    ends = np.partition(stats[defined], [lo - 1, hi - 1], axis=1)
-    low, high = np.full(stats.shape[0], np.nan), np.full(stats.shape[0], np.nan)
-    low[defined], high[defined] = ends[:, lo - 1], ends[:, hi - 1]
+    low, high = np.full(defined.size, np.nan), np.full(defined.size, np.nan)
+    todo = np.flatnonzero(defined)
+    shapes = np.stack([sizes[todo] for _, sizes, _ in sides], axis=1)
+    groups = np.unique(shapes, axis=0, return_inverse=True)[1].ravel()
+    buffers = np.empty((len(sides), min(CHUNK_ROWS, todo.size), resamples))
+    for group in range(groups.max(initial=-1) + 1):
+        members = todo[groups == group]
+        for start in range(0, members.size, CHUNK_ROWS):
+            rows = members[start : start + CHUNK_ROWS]
+            stats = buffers[0, : rows.size]
+            _means(sides[0], rows, seed, 0, stats)
+            if len(sides) == 2:
+                _means(sides[1], rows, seed, 1, buffers[1, : rows.size])
+                with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf, 0 / 0 NaN
+                    np.divide(stats, buffers[1, : rows.size], out=stats)
+            stats.sort(axis=1)  # NaN last
+            low[rows], high[rows] = stats[:, lo - 1], stats[:, hi - 1]
+            low[rows[np.isnan(stats[:, -1])]] = np.nan
     return pa.StructArray.from_arrays(
-        [pa.array(low), pa.array(high)], fields=list(INTERVAL), mask=pa.array(~defined)
+        [pa.array(low), pa.array(high)], fields=list(INTERVAL), mask=pa.array(np.isnan(low))
     )
 
 
@@ -87,18 +117,16 @@ def functions(seed: int, resamples: int, level: float) -> dict[str, Callable[...
         raise ValueError(f"bootstrap needs resamples >= 1 and 0 < level < 1: {resamples}, {level}")
 
     def bootstrap_mean(values: pa.Array | pa.ChunkedArray) -> pa.StructArray:
-        starts, sizes, flat = _lists(values)
-        return _ends(_means(starts, sizes, flat, seed, resamples, 0), sizes >= 2, level)
+        lists = _lists(values)
+        return _intervals([lists], lists[1] >= 2, seed, resamples, level)
 
     def bootstrap_ratio(
         numerator: pa.Array | pa.ChunkedArray, denominator: pa.Array | pa.ChunkedArray
     ) -> pa.StructArray:
-        (n_starts, n, n_values), (d_starts, d, d_values) = _lists(numerator), _lists(denominator)
-        top = _means(n_starts, n, n_values, seed, resamples, 0)
-        bottom = _means(d_starts, d, d_values, seed, resamples, 1)
-        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is infinite, 0 / 0 NaN
-            ratios = top / bottom
-        return _ends(ratios, (n >= 1) & (d >= 1) & ((n >= 2) | (d >= 2)), level)
+        top, bottom = _lists(numerator), _lists(denominator)
+        n, m = top[1], bottom[1]
+        defined = (n >= 1) & (m >= 1) & ((n >= 2) | (m >= 2))
+        return _intervals([top, bottom], defined, seed, resamples, level)
 
     return {"bootstrap_mean": bootstrap_mean, "bootstrap_ratio": bootstrap_ratio}
 
