@@ -9,12 +9,14 @@ it. Each repeat opens a fresh connection and materialises every table as the sit
 (collector.queries.query.materialize: dependencies first, each table once). Beside the total, a
 baseline measured in the same repeat: DuckDB reading the store's runs and storing them sorted,
 engine work alone, so that totals taken while the machine runs at other speeds compare as
-multiples of it. Medians of the repeats are printed, with each store's slowest tables.
+multiples of it; and the tables' CPU time, which a loaded machine stretches less. Medians of
+the repeats are printed, with each store's slowest tables.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import tempfile
 import time
@@ -120,31 +122,41 @@ def main() -> None:
         rounds = [compute(store) for _ in range(max(1, args.repeats))]
         total = statistics.median(sum(r[0].values()) for r in rounds)
         baseline = statistics.median(r[1] for r in rounds)
+        cpu = statistics.median(r[2] for r in rounds)
         slowest = sorted(rounds[0][0], key=lambda n: -statistics.median(r[0][n] for r in rounds))
         tops = ", ".join(
             f"{n} {statistics.median(r[0][n] for r in rounds):.2f} s" for n in slowest[:3]
         )
         print(
-            f"{label}: all tables {total:.2f} s, baseline {baseline:.3f} s "
+            f"{label}: all tables {total:.2f} s ({cpu:.2f} s CPU), baseline {baseline:.3f} s "
             f"({total / baseline:.0f}x), median of {len(rounds)}; slowest: {tops}"
         )
         print("  totals: " + ", ".join(f"{sum(r[0].values()):.2f}" for r in rounds) + " s")
 
 
-def compute(store: Path) -> tuple[dict[str, float], float]:
-    """Seconds per derived table, computed once on a fresh connection to `store`, and the
-    baseline's seconds measured on the same connection first."""
+def compute(store: Path) -> tuple[dict[str, float], float, float]:
+    """Seconds per derived table, computed once on a fresh connection to `store`; the
+    baseline's seconds, measured on the same connection first; the CPU seconds of the tables
+    (all threads: on a loaded machine the least wall time the work could take is CPU / cores)."""
     con = query.connect(store)
     began = time.perf_counter()
     con.execute("CREATE TEMP TABLE baseline AS SELECT * FROM store.runs ORDER BY run_id")
     baseline = time.perf_counter() - began
     seconds = {}
+    used = cpu_seconds()
     for name in query.names():
         began = time.perf_counter()
         query.materialize(con, name)
         seconds[name] = time.perf_counter() - began
+    used = cpu_seconds() - used
     con.close()
-    return seconds, baseline
+    return seconds, baseline, used
+
+
+def cpu_seconds() -> float:
+    """User and system CPU time of this process, all its threads together."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":
