@@ -79,8 +79,8 @@ def test_ends_are_nearest_rank_percentiles_of_the_documented_resamples():
 def test_intervals_cover_the_true_ratio_as_often_as_their_level(level, least, most):
     """Of 2000 simulated pairs of samples of 20 runs each, about `level` of the intervals hold
     the true ratio of means (2.0); a percentile bootstrap of 20 runs a side falls a little
-    short (93% to 95% at level 0.95). Intervals at level 0.9 hold it 89% to 90% of the time,
-    below the band: the band tells the levels apart."""
+    short (93.3% to 94.7% at level 0.95 in three simulations). Intervals at level 0.9 hold it
+    88.7% to 90.2% of the time, below the band: the band tells the levels apart."""
     rng = np.random.default_rng(0)
     nums = rng.normal(100.0, 10.0, (2000, 20))
     dens = rng.normal(50.0, 5.0, (2000, 20))
