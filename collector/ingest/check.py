@@ -52,7 +52,7 @@ def check(
     """Check every log under `paths`; store the verdicts in the compliance table."""
     verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
     if save and verdicts:
-        store_path = stores.resolve(store)
+        store_path = stores.resolve(store, writing=True)
         snap = stores.read(store_path)
         new = load("compliance").table_from_rows([vars(v) for v in verdicts])
         snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)

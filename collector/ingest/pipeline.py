@@ -71,7 +71,7 @@ def ingest(
     number of processes that parse, this one included (default: the usable CPUs, at most
     8); batches under PARALLEL_MIN_BYTES are parsed here alone.
     """
-    store_path = stores.resolve(store)
+    store_path = stores.resolve(store, writing=True)
     paths = [Path(p) for p in paths]
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None

@@ -14,8 +14,6 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
-PRICES_CSV = Path(__file__).resolve().parents[2] / "runs" / "prices.csv"
-
 
 def _doc(name: str) -> dict[str, Any]:
     return yaml.safe_load(resources.files(__package__).joinpath(name).read_text())
@@ -125,8 +123,9 @@ def datasets() -> dict[str, pa.Table]:
 
 
 def prices() -> pa.Table:
-    """Accelerator-hour prices the user edits: runs/prices.csv, or $COLLECTOR_PRICES."""
-    path = Path(os.environ.get("COLLECTOR_PRICES", PRICES_CSV))
+    """Accelerator-hour prices: the package's `prices.csv`, or the file $COLLECTOR_PRICES names."""
+    path = os.environ.get("COLLECTOR_PRICES")
+    source = Path(path) if path else resources.files(__package__).joinpath("prices.csv")
     schema = pa.schema(
         [
             ("accelerator_key", pa.string()),
@@ -135,9 +134,9 @@ def prices() -> pa.Table:
             ("note", pa.string()),
         ]
     )
-    if not path.exists():
+    if not source.is_file():
         return pa.Table.from_pylist([], schema=schema)
-    with path.open(newline="", encoding="utf-8") as handle:
+    with source.open(newline="", encoding="utf-8") as handle:
         rows = [
             {**r, "usd_per_accelerator_hour": float(r["usd_per_accelerator_hour"])}
             for r in csv.DictReader(handle)
