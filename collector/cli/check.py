@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.ingest.check import check
 from collector.ingest.trees import Skipped
 from collector.store import WAIT_S

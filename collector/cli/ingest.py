@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import InputError
 from collector.ingest.pipeline import SOURCES, IngestReport, ingest
 from collector.store import WAIT_S

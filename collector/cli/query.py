@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import InputError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import RunError
 
 if TYPE_CHECKING:

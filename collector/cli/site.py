@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 
 
 @app.command("site")

@@ -61,7 +61,7 @@ def check(
     added to `skipped`."""
     verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths], skipped)]
     if save and verdicts:
-        store_path = stores.resolve(store)
+        store_path = stores.resolve(store, writing=True)
         with stores.writing(store_path, wait_s, on_wait):
             snap = stores.read(store_path)
             new = load("compliance").table_from_rows([vars(v) for v in verdicts])

@@ -86,7 +86,7 @@ def ingest(
     `wait_s` seconds, telling `on_wait`) and the new snapshot built from the store as it
     is then. Nothing new (runs, problems, studies) writes no snapshot.
     """
-    store_path = stores.resolve(store)
+    store_path = stores.resolve(store, writing=True)
     paths = [Path(p) for p in paths]
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from collector import site
-from collector.cli import _register, app
+from collector.cli import app
 from tests.site.conftest import XSS
 
 
@@ -43,7 +43,6 @@ def test_check_passes_then_names_the_stale_file(small_store: Path, tmp_path: Pat
     site.write(result, tmp_path)
     site.check(result, tmp_path)
     (tmp_path / "rounds.md").write_text("edited\n")
-    _register()
     out = CliRunner().invoke(
         app, ["site", "--store", str(small_store), "--out", str(tmp_path), "--check"]
     )
