@@ -57,13 +57,14 @@ def test_concurrent_ingests_store_every_run_of_every_tree(tmp_path, writers, tri
 
 
 WRITER = textwrap.dedent("""
-    import itertools, pathlib, sys
+    import itertools, pathlib, sys, time
     from collector.ingest.pipeline import ingest
     from tests.store.test_concurrency import make_tree
     root, store = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     print("ready", flush=True)
     for n in itertools.count(1):
         print(ingest([make_tree(root, n)], store=store).snapshot, flush=True)
+        time.sleep(0.05)  # leave the readers some of the machine
         if (root / "stop").exists():
             break
 """)
