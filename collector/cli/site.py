@@ -13,9 +13,9 @@ from collector.cli import app
 @app.command("site")
 def site_command(
     store: Annotated[Path | None, typer.Option(help="Store folder.")] = None,
-    static: Annotated[
-        Path, typer.Option(help="Static sources: docs_dir of mkdocs.yml.")
-    ] = Path("site_src"),
+    static: Annotated[Path, typer.Option(help="Static sources: docs_dir of mkdocs.yml.")] = Path(
+        "site_src"
+    ),
     out: Annotated[Path, typer.Option(help="Docs folder to write.")] = Path(".collector/site_src"),
 ) -> None:
     """Render the derived tables into the site's Markdown pages, charts and data files, beside

@@ -37,6 +37,7 @@ class Contract:
     columns: tuple[dict[str, Any], ...]
     tests: tuple[dict[str, str], ...]
     sql: str
+    display: tuple[str, ...] = ()  # the columns `collector query` prints by default
 
 
 @cache
@@ -57,6 +58,7 @@ def contracts() -> dict[str, Contract]:
             columns=tuple(doc["columns"]),
             tests=tuple(doc.get("tests", ())),
             sql=entry.read_text(),
+            display=tuple(doc.get("display", ())),
         )
     return _topological(found)
 
