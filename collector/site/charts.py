@@ -71,10 +71,10 @@ def value_text(expr: str, minutes: bool, digits: int = 2) -> str:
 
 def _round_values(lo: float, hi: float, minutes: bool) -> list[float]:
     """Round values to tick a log axis from lo to hi: 1, 2, 5 x 10^k (for minutes: 1, 2, 5,
-    10, 20, 30 s, min and 1, 2, 5 x 10^k h), thinned to decades (10 s, 1 min, 10 min, 1 h,
+    10, 30 s and min, and 1, 2, 5 x 10^k h), thinned to decades (10 s, 1 min, 10 min, 1 h,
     10 h ...) where that would crowd the axis; the first is at most lo, the last at least hi."""
     if minutes:
-        fine = [s / 60 for s in (1, 2, 5, 10, 20, 30)] + [1, 2, 5, 10, 20, 30]
+        fine = [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
         fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
         coarse = [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
         below = [s / 60 for s in (0.001, 0.01, 0.1)]
@@ -108,7 +108,7 @@ def _linear_values(lo: float, hi: float, minutes: bool) -> list[float]:
         top = max(abs(lo), abs(hi))
         unit = 1 / 60 if top < 2 else (60.0 if top >= 120 else 1.0)
     step = _step((hi - lo) / unit) * unit
-    first, last = math.floor(lo / step - 1e-9), math.ceil(hi / step - 1e-9)
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
     return [round(i * step, 12) for i in range(first, last + 1)]
 
 
