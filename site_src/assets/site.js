@@ -2,7 +2,8 @@
 // pages opened from files draw too) with the vendored vega-embed, at the width of its column;
 // without JavaScript the static SVG in <noscript> shows. Long tables and code blocks show
 // their first rows or lines and a button for the rest (a page stays short enough to scan);
-// identifiers cut short in a table cell show in full on hover (title) and on a tap.
+// identifiers cut short in a table cell (paths at their start, so the file name shows) show
+// in full on hover (title) and on a tap.
 (function () {
   "use strict";
   var FIRST_ROWS = 8; // rows a long table shows before "Show all"
@@ -65,7 +66,16 @@
   function identifiers() {
     document.querySelectorAll(".md-typeset td code").forEach(function (code) {
       if (code.scrollWidth > code.clientWidth) {
-        code.title = code.textContent;
+        var text = code.textContent;
+        code.title = text;
+        if (text.indexOf("/") !== -1) {
+          // a path: cut at its start, so that the file name shows ("…/gnmt/result_0.txt")
+          var inner = document.createElement("span");
+          inner.dir = "ltr";
+          inner.textContent = text;
+          code.replaceChildren(inner);
+          code.classList.add("tail");
+        }
         code.tabIndex = 0;
         code.addEventListener("click", function () { code.classList.toggle("full"); });
       }
