@@ -6,9 +6,9 @@
 // in full on hover (title) and on a tap.
 (function () {
   "use strict";
-  var FIRST_ROWS = 8; // rows a long table shows before "Show all"
-  var LONG_TABLE = 12; // tables with more rows than this are shortened
-  var FIRST_LINES = 8; // lines a long code block shows before "Show all"
+  var LONG_TABLE_PX = 600; // tables taller than this show their first rows and "Show all"
+  var FIRST_ROWS_PX = 360; // about the height of the rows they show
+  var FIRST_LINES = 6; // lines a long code block shows before "Show all"
   var LONG_CODE = 12; // code blocks with more lines than this are shortened
 
   function charts() {
@@ -55,8 +55,11 @@
   function longTables() {
     document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
       var body = table.tBodies[0];
-      if (!body || body.rows.length <= LONG_TABLE) return;
-      var rows = Array.prototype.slice.call(body.rows, FIRST_ROWS);
+      if (!body || table.offsetHeight <= LONG_TABLE_PX) return;
+      var top = body.rows[0].offsetTop;
+      var first = 1;
+      while (first < body.rows.length && body.rows[first].offsetTop - top < FIRST_ROWS_PX) first++;
+      var rows = Array.prototype.slice.call(body.rows, first);
       rows.forEach(function (row) { row.hidden = true; });
       more(table.closest(".md-typeset__scrollwrap") || table, "Show all " + body.rows.length + " rows",
         function () { rows.forEach(function (row) { row.hidden = false; }); });
