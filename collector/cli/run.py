@@ -53,7 +53,7 @@ def run(
     ] = None,
     data_root: Annotated[Path | None, typer.Option(help="Data sets for --scale full.")] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Output folder (default runs/local/<hostname>).")
+        Path | None, typer.Option(help="Output folder (default .collector/runs/<hostname>).")
     ] = None,
     store: Annotated[
         Path | None, typer.Option(help="Store folder to ingest the results into.")

@@ -78,8 +78,9 @@ def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
 
 
 def default_out(machine: Machine) -> Path:
-    """``runs/local/<hostname>`` under the repository root."""
-    return REPO_ROOT / "runs" / "local" / machine.host
+    """``.collector/runs/<hostname>`` under the current directory (git ignores `.collector`,
+    so a run leaves the checkout clean)."""
+    return Path.cwd() / ".collector" / "runs" / machine.host
 
 
 def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> list[RunSpec]:
