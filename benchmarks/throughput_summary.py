@@ -6,8 +6,9 @@ One row per run log (``results/<config>/<benchmark>/result_*.txt``) of a through
 median samples/s over the timed windows and their spread (min..max), the median step time,
 the achieved TFLOP/s (the step's counted FLOPs x steps/s) as a fraction of the configuration's
 measured dense matmul ceiling (``systems/<config>.ceilings.json``: bf16 for bf16/fp16 runs,
-fp32 with TF32 off for fp32 runs), peak GPU memory, and the GPUs' median power and SM clock over
-the run (``.telemetry.csv``). Compute throughput on synthetic data, data loading not included.
+fp32 with TF32 off for fp32 runs), peak GPU memory, and the GPUs' median power and SM clock
+during the timed windows (``.telemetry.csv``, one sample a second). Compute throughput on
+synthetic data, data loading not included.
 """
 
 from __future__ import annotations
@@ -25,11 +26,16 @@ from collector.ingest.telemetry import read_telemetry  # noqa: E402
 CEILING_DTYPE = {"bf16": "bf16", "fp16": "bf16", "fp32": "fp32"}
 
 
-def read_log(log: Path) -> tuple[dict[str, Any], list[dict[str, float]], str | None]:
-    """The ``collector_run`` value, the windows' ``tracked_stats`` values, the run_stop status."""
+def read_log(
+    log: Path,
+) -> tuple[dict[str, Any], list[dict[str, float]], str | None, tuple[float, float] | None]:
+    """The ``collector_run`` value, the windows' ``tracked_stats`` values, the run_stop status
+    and the unix seconds from the first window's start to the last window's end."""
     run: dict[str, Any] = {}
     windows: list[dict[str, float]] = []
     status = None
+    starts: list[float] = []
+    stops: list[float] = []
     for line in log.read_text(errors="replace").splitlines():
         if not line.startswith(":::MLLOG"):
             continue
@@ -40,14 +46,22 @@ def read_log(log: Path) -> tuple[dict[str, Any], list[dict[str, float]], str | N
             windows.append(rec["value"])
         elif rec["key"] == "run_stop":
             status = (rec.get("metadata") or {}).get("status")
-    return run, windows, status
+        elif rec["key"] in ("epoch_start", "epoch_stop"):
+            (starts if rec["key"] == "epoch_start" else stops).append(rec["time_ms"] / 1000)
+    span = (min(starts), max(stops)) if starts and stops else None
+    return run, windows, status, span
 
 
-def gpu_medians(telemetry: Path) -> tuple[float | None, float | None]:
-    """Median power (W, summed over GPUs) and SM clock (MHz) over the run's samples."""
+def gpu_medians(
+    telemetry: Path, span: tuple[float, float] | None
+) -> tuple[float | None, float | None]:
+    """Median power (W, summed over GPUs) and SM clock (MHz) over the samples taken during the
+    timed windows (``span``, unix seconds; all samples when None)."""
     if not telemetry.is_file():
         return None, None
     rows = read_telemetry(telemetry.read_bytes(), telemetry.stem)[0]
+    if span is not None:
+        rows = [r for r in rows if r.get("unix_s") and span[0] <= r["unix_s"] <= span[1]]
     by_time: dict[Any, float] = {}
     clocks = []
     for r in rows:
@@ -61,7 +75,7 @@ def gpu_medians(telemetry: Path) -> tuple[float | None, float | None]:
 
 def row(log: Path) -> dict[str, Any] | None:
     """The summary of one throughput log, or None for logs of other scales."""
-    run, windows, status = read_log(log)
+    run, windows, status, span = read_log(log)
     if run.get("scale") != "throughput":
         return None
     facts = run.get("throughput", {})
@@ -93,7 +107,8 @@ def row(log: Path) -> dict[str, Any] | None:
         peak = json.loads(ceilings.read_text()).get("matmul_tflops", {}).get(dtype)
         if peak:
             out["ceiling_fraction"] = out["tflops"] / peak
-    out["power_w"], out["sm_clock_mhz"] = gpu_medians(log.with_name(log.stem + ".telemetry.csv"))
+    telemetry = log.with_name(log.stem + ".telemetry.csv")
+    out["power_w"], out["sm_clock_mhz"] = gpu_medians(telemetry, span)
     return out
 
 
