@@ -35,6 +35,7 @@ class Contract:
     columns: tuple[dict[str, Any], ...]
     tests: tuple[dict[str, str], ...]
     sql: str
+    display: tuple[str, ...] = ()  # the columns `collector query` prints by default
 
 
 @cache
@@ -55,6 +56,7 @@ def contracts() -> dict[str, Contract]:
             columns=tuple(doc["columns"]),
             tests=tuple(doc.get("tests", ())),
             sql=entry.read_text(),
+            display=tuple(doc.get("display", ())),
         )
     return _topological(found)
 

@@ -18,7 +18,8 @@ from collector.errors import RunError
 from collector.run.launch import sbatch_script, torchrun_commands
 from collector.run.plan import Options, plan_runs
 from collector.run.procs import free_port
-from collector.run.sysinfo import describe_system, fabric
+from collector.run.sysinfo import fabric
+from collector.run.system import describe_system
 
 
 def _opts(tmp_path: Path, **kw) -> Options:
