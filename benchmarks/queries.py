@@ -1,47 +1,35 @@
-"""Time every derived table over a synthetic store of 1,000,000 local runs.
+"""Time every derived table over the shipped store and over a synthetic store of local runs.
 
-Usage: python benchmarks/queries.py [--runs N] [--store DIR] [--views] [--repeats N] [--fresh]
-                                    [--sql-only]
+Usage: python benchmarks/queries.py [--runs 50000] [--repeats 5]
 
-The store is generated with numpy: systems with one accelerator model, interconnect and
+The synthetic store is generated with numpy: systems with one accelerator model, interconnect and
 framework each, 7 benchmarks, 1/2/4/8 accelerators, fp32 and a reduced precision, 5 to 10 runs
 per configuration, time to train falling with the accelerator count and throughput rising with
-it. Each table is materialised in full (CREATE TABLE AS) so nothing is pruned away; the time per
-table and the total are printed, and beside them a reference: DuckDB reading the store's runs
-and materialising them sorted (the fastest of three tries around the tables), so that totals
-taken at different machine speeds compare as multiples of it.
-
-By default the tables are computed as the site computes them (collector.queries.query.materialize):
-dependencies first, each table once, its view then reading the materialised rows, so a table's
-time is its own work. --views times every view by itself instead, recomputing the tables it
-depends on each time (what one `collector query` of that table costs). --repeats N computes
-everything N times over the same store, each time on a fresh connection, and prints the
-medians. --fresh computes each time in a newly started interpreter, as `collector query` and
-the site do (this process has just built the store, and its memory allocator is warmed by it).
-Beside each table's time and the total, the process's CPU time over them, and the cores it
-kept busy on average: CPU time / cores is the least wall time the same work could take.
---sql-only replaces the interval functions by functions that answer zeros at once, so what is
-timed is the SQL engine's work alone: the least any faster intervals could leave.
+it. Each repeat opens a fresh connection and materialises every table as the site does
+(collector.queries.query.materialize: dependencies first, each table once). Beside the total, a
+baseline measured in the same repeat: DuckDB reading the store's runs and storing them sorted,
+engine work alone, so that totals taken while the machine runs at other speeds compare as
+multiples of it; and the tables' CPU time, which a loaded machine stretches less. Medians of
+the repeats are printed, with each store's slowest tables.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import resource
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
-from collector.queries import bootstrap, query
+from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
+
+SHIPPED = Path(__file__).resolve().parents[1] / "runs" / "warehouse"
 
 BENCHMARKS = ("resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo")
 BASE_MINUTES = (1300.0, 200.0, 2000.0, 200.0, 480.0, 2.0, 600.0)
@@ -123,117 +111,52 @@ def synthetic_runs(total: int, seed: int = 1) -> pa.Table:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1_000_000)
-    parser.add_argument("--store", type=Path, default=None)
-    parser.add_argument("--views", action="store_true", help="time each view by itself")
-    parser.add_argument("--repeats", type=int, default=1, help="compute everything N times")
-    parser.add_argument("--fresh", action="store_true", help="each time in a new interpreter")
-    parser.add_argument("--sql-only", action="store_true", help="intervals answered at once")
+    parser.add_argument("--runs", type=int, default=50_000)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    store = args.store or Path(tempfile.mkdtemp(prefix="collector-bench-")) / "store"
+    synthetic = Path(tempfile.mkdtemp(prefix="collector-bench-")) / "store"
     tables = snapshot.empty().tables
     tables["runs"] = synthetic_runs(args.runs)
-    snapshot.write(store, snapshot.Snapshot(tables))
-    print(f"store: {tables['runs'].num_rows} runs in {store}")
-    repeats = range(max(1, args.repeats))
-    if args.fresh:
-        with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as fresh:
-            rounds = [fresh.apply(compute, (store, args.views, args.sql_only)) for _ in repeats]
-    else:
-        rounds = [compute(store, args.views, args.sql_only) for _ in repeats]
-    for name in query.names():
-        took = statistics.median(r.seconds[name] for r in rounds)
-        busy = statistics.median(r.cpu_seconds[name] for r in rounds)
-        print(f"{name:20s} {took:7.2f} s {busy:7.2f} s cpu {rounds[0].rows[name]:>10d} rows")
-    total = statistics.median(r.total for r in rounds)
-    cpu = statistics.median(r.cpu for r in rounds)
-    reference = statistics.median(r.reference for r in rounds)
-    kind = ("views" if args.views else "materialised") + (", fresh" if args.fresh else "")
-    kind += ", SQL alone" if args.sql_only else ""
-    median = f", median of {len(rounds)}" if len(rounds) > 1 else ""
-    print(f"{'total':20s} {total:7.2f} s ({kind}{median})")
-    print(f"{'cpu':20s} {cpu:7.2f} s: {cpu / total:.2f} cores busy on average")
-    print(f"{'reference':20s} {reference:7.2f} s: the total is {total / reference:.1f} references")
-    if len(rounds) > 1:
-        print("totals: " + ", ".join(f"{r.total:.2f}" for r in rounds) + " s")
+    snapshot.write(synthetic, snapshot.Snapshot(tables))
+    for label, store in (("shipped", SHIPPED), (f"{tables['runs'].num_rows} runs", synthetic)):
+        rounds = [compute(store) for _ in range(max(1, args.repeats))]
+        total = statistics.median(sum(r[0].values()) for r in rounds)
+        baseline = statistics.median(r[1] for r in rounds)
+        cpu = statistics.median(r[2] for r in rounds)
+        slowest = sorted(rounds[0][0], key=lambda n: -statistics.median(r[0][n] for r in rounds))
+        tops = ", ".join(
+            f"{n} {statistics.median(r[0][n] for r in rounds):.2f} s" for n in slowest[:3]
+        )
+        print(
+            f"{label}: all tables {total:.2f} s ({cpu:.2f} s CPU), baseline {baseline:.3f} s "
+            f"({total / baseline:.0f}x), median of {len(rounds)}; slowest: {tops}"
+        )
+        print("  totals: " + ", ".join(f"{sum(r[0].values()):.2f}" for r in rounds) + " s")
 
 
-@dataclass
-class Round:
-    """One computation of every table: seconds, CPU seconds and rows per table, total and CPU
-    seconds, and the reference measured around it."""
-
-    seconds: dict[str, float]
-    cpu_seconds: dict[str, float]
-    rows: dict[str, int]
-    total: float
-    cpu: float
-    reference: float
-
-
-def compute(store: Path, views: bool, sql_only: bool = False) -> Round:
-    """Every derived table once, on a fresh connection to `store`."""
+def compute(store: Path) -> tuple[dict[str, float], float, float]:
+    """Seconds per derived table, computed once on a fresh connection to `store`; the
+    baseline's seconds, measured on the same connection first; the CPU seconds of the tables
+    (all threads: on a loaded machine the least wall time the work could take is CPU / cores)."""
     con = query.connect(store)
-    if sql_only:
-        answer_intervals_at_once(con)
-    # the reference is the fastest of three tries, two before the tables and one after
-    before = min(reference_seconds(con) for _ in range(2))
-    seconds: dict[str, float] = {}
-    busy: dict[str, float] = {}
-    rows: dict[str, int] = {}
+    began = time.perf_counter()
+    con.execute("CREATE TEMP TABLE baseline AS SELECT * FROM store.runs ORDER BY run_id")
+    baseline = time.perf_counter() - began
+    seconds = {}
+    used = cpu_seconds()
     for name in query.names():
-        used = cpu_seconds()
         began = time.perf_counter()
-        if views:
-            # CREATE TABLE AS answers with the number of rows it stored
-            create = f"CREATE TEMP TABLE bench_{name} AS SELECT * FROM {name}"
-            rows[name] = con.execute(create).fetchone()[0]
-        else:
-            rows[name] = query.materialize(con, name)
+        query.materialize(con, name)
         seconds[name] = time.perf_counter() - began
-        busy[name] = cpu_seconds() - used
-    reference = min(before, reference_seconds(con))
+    used = cpu_seconds() - used
     con.close()
-    return Round(seconds, busy, rows, sum(seconds.values()), sum(busy.values()), reference)
-
-
-def answer_intervals_at_once(con: duckdb.DuckDBPyConnection) -> None:
-    """Replace bootstrap_mean and bootstrap_ratio on `con` by functions of the same types that
-    answer an interval of zeros for every row without computing anything."""
-    for name in ("bootstrap_mean", "bootstrap_ratio"):
-        con.remove_function(name)
-    bootstrap.register(con, boot=AtOnce(seed=0, resamples=1000, level=0.95))
-
-
-class AtOnce(bootstrap.Bootstrap):
-    """A bootstrap whose intervals are zeros, answered without resampling."""
-
-    def mean_interval(
-        self, offsets: np.ndarray, lengths: np.ndarray, values: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        return np.zeros(offsets.size), np.zeros(offsets.size)
-
-    def ratio_interval(
-        self, num: bootstrap.Groups, den: bootstrap.Groups
-    ) -> tuple[np.ndarray, np.ndarray]:
-        return np.zeros(num[0].size), np.zeros(num[0].size)
+    return seconds, baseline, used
 
 
 def cpu_seconds() -> float:
     """User and system CPU time of this process, all its threads together."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def reference_seconds(con: duckdb.DuckDBPyConnection) -> float:
-    """Seconds DuckDB takes to read the store's runs and materialise them sorted by run_id: engine
-    work alone, no collector logic, so that totals taken while the machine ran at different
-    speeds can be compared as multiples of it."""
-    began = time.perf_counter()
-    con.execute("CREATE TEMP TABLE reference AS SELECT * FROM store.runs ORDER BY run_id")
-    took = time.perf_counter() - began
-    con.execute("DROP TABLE reference")
-    return took
 
 
 if __name__ == "__main__":

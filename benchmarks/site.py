@@ -32,6 +32,7 @@ def main() -> None:
         written = time.perf_counter()
         config = yaml.safe_load((REPO / "mkdocs.yml").read_text())
         config.update(docs_dir=str(docs), site_dir=str(root / "site"))
+        config.pop("hooks")  # the pages are written above; the hook would generate them again
         (root / "mkdocs.yml").write_text(yaml.safe_dump(config))
         subprocess.run(
             [

@@ -1,10 +1,14 @@
-"""Summarise ResNet-style probe runs: throughput per run and what the GPUs did meanwhile.
+"""Summarise `collector run --scale throughput` results as a Markdown table.
 
-    python benchmarks/throughput_summary.py .out/variants
+    python benchmarks/throughput_summary.py runs/local/h200-x1-full [more folders...]
 
-For every ``result_*.txt`` below the folder: the mean logged throughput (samples/s) over epochs
-2 and later (epoch 1 includes warm-up), and from the run's ``.telemetry.csv`` each GPU's median
-SM clock, power and temperature, and utilisation.
+One row per run log (``results/<config>/<benchmark>/result_*.txt``) of a throughput run:
+median samples/s over the timed windows and their spread (min..max), the median step time,
+the achieved TFLOP/s (the step's counted FLOPs x steps/s) as a fraction of the configuration's
+measured dense matmul ceiling (``systems/<config>.ceilings.json``: bf16 for bf16/fp16 runs,
+fp32 with TF32 off for fp32 runs), peak GPU memory, and the GPUs' median power and SM clock
+during the timed windows (``.telemetry.csv``, one sample a second). Compute throughput on
+synthetic data, data loading not included.
 """
 
 from __future__ import annotations
@@ -19,47 +23,126 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from collector.ingest.telemetry import read_telemetry  # noqa: E402
 
+CEILING_DTYPE = {"bf16": "bf16", "fp16": "bf16", "fp32": "fp32"}
 
-def throughput(log: Path) -> tuple[float | None, int]:
-    """Mean throughput over epochs >= 2 (all epochs if only one), and the epochs counted."""
-    per_epoch: dict[int, float] = {}
+
+def read_log(
+    log: Path,
+) -> tuple[dict[str, Any], list[dict[str, float]], str | None, tuple[float, float] | None]:
+    """The ``collector_run`` value, the windows' ``tracked_stats`` values, the run_stop status
+    and the unix seconds from the first window's start to the last window's end."""
+    run: dict[str, Any] = {}
+    windows: list[dict[str, float]] = []
+    status = None
+    starts: list[float] = []
+    stops: list[float] = []
     for line in log.read_text(errors="replace").splitlines():
-        if '"tracked_stats"' not in line:
+        if not line.startswith(":::MLLOG"):
             continue
-        event = json.loads(line.split(":::MLLOG", 1)[1])
-        per_epoch[int(event["metadata"]["epoch_num"])] = float(event["value"]["throughput"])
-    later = [v for e, v in per_epoch.items() if e >= 2] or list(per_epoch.values())
-    return (statistics.fmean(later) if later else None), len(later)
+        rec = json.loads(line.split(":::MLLOG", 1)[1])
+        if rec["key"] == "collector_run":
+            run = rec["value"]
+        elif rec["key"] == "tracked_stats":
+            windows.append(rec["value"])
+        elif rec["key"] == "run_stop":
+            status = (rec.get("metadata") or {}).get("status")
+        elif rec["key"] in ("epoch_start", "epoch_stop"):
+            (starts if rec["key"] == "epoch_start" else stops).append(rec["time_ms"] / 1000)
+    span = (min(starts), max(stops)) if starts and stops else None
+    return run, windows, status, span
 
 
-def gpus(telemetry: Path) -> list[str]:
-    """One ``gpu:clock/power/temp/util`` summary per device (medians over the run)."""
+def gpu_medians(
+    telemetry: Path, span: tuple[float, float] | None
+) -> tuple[float | None, float | None]:
+    """Median power (W, summed over GPUs) and SM clock (MHz) over the samples taken during the
+    timed windows (``span``, unix seconds; all samples when None)."""
     if not telemetry.is_file():
-        return []
-    by_dev: dict[str, list[dict[str, Any]]] = {}
-    for row in read_telemetry(telemetry.read_bytes(), telemetry.stem)[0]:
-        by_dev.setdefault(row["device"], []).append(row)
-    out = []
-    for dev, rows in sorted(by_dev.items()):
+        return None, None
+    rows = read_telemetry(telemetry.read_bytes(), telemetry.stem)[0]
+    if span is not None:
+        rows = [r for r in rows if r.get("unix_s") and span[0] <= r["unix_s"] <= span[1]]
+    by_time: dict[Any, float] = {}
+    clocks = []
+    for r in rows:
+        if r.get("gpu_power_w") is not None:
+            by_time[r.get("time_s")] = by_time.get(r.get("time_s"), 0.0) + r["gpu_power_w"]
+        if r.get("gpu_sm_clock_mhz") is not None:
+            clocks.append(r["gpu_sm_clock_mhz"])
+    power = statistics.median(by_time.values()) if by_time else None
+    return power, (statistics.median(clocks) if clocks else None)
 
-        def med(col: str, rows: list[dict[str, Any]] = rows) -> str:
-            vals = [r[col] for r in rows if r.get(col) is not None]
-            return f"{statistics.median(vals):.0f}" if vals else "-"
 
-        out.append(
-            f"gpu{dev}:{med('gpu_sm_clock_mhz')}MHz/{med('gpu_power_w')}W/"
-            f"{med('gpu_temp_c')}C/{med('gpu_util_pct')}%"
-        )
+def row(log: Path) -> dict[str, Any] | None:
+    """The summary of one throughput log, or None for logs of other scales."""
+    run, windows, status, span = read_log(log)
+    if run.get("scale") != "throughput":
+        return None
+    facts = run.get("throughput", {})
+    rates = [w["throughput"] for w in windows]
+    out: dict[str, Any] = {
+        "benchmark": run["benchmark"],
+        "config": run["config"],
+        "precision": run["precision"],
+        "accelerators": run["accelerators"],
+        "status": status,
+        "windows": len(rates),
+    }
+    if not rates:
+        return out
+    median = statistics.median(rates)
+    out |= {
+        "samples_per_s": median,
+        "min": min(rates),
+        "max": max(rates),
+        "step_ms": statistics.median(w["step_time_ms"] for w in windows),
+        "memory_gib": facts.get("peak_memory_gib"),
+    }
+    ceilings = log.parents[2].parent / "systems" / f"{run['config']}.ceilings.json"
+    flops = facts.get("step_flops_per_accelerator")
+    if flops:  # per accelerator: its FLOPs per step over the step time
+        out["tflops"] = flops / out["step_ms"] / 1e9
+    if flops and ceilings.is_file():
+        dtype = CEILING_DTYPE.get(run["precision"])
+        peak = json.loads(ceilings.read_text()).get("matmul_tflops", {}).get(dtype)
+        if peak:
+            out["ceiling_fraction"] = out["tflops"] / peak
+    telemetry = log.with_name(log.stem + ".telemetry.csv")
+    out["power_w"], out["sm_clock_mhz"] = gpu_medians(telemetry, span)
     return out
 
 
+def fmt(v: Any, spec: str = ",.0f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The Markdown table of ``rows``."""
+    lines = [
+        "| config | benchmark | samples/s (median) | min..max | step ms | TFLOP/s | of matmul "
+        "ceiling | memory GiB | power W | SM MHz |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        frac = r.get("ceiling_fraction")
+        lines.append(
+            f"| {r['config']} | {r['benchmark']} | {fmt(r.get('samples_per_s'))} | "
+            f"{fmt(r.get('min'))}..{fmt(r.get('max'))} | {fmt(r.get('step_ms'), '.1f')} | "
+            f"{fmt(r.get('tflops'), '.1f')} | {'-' if frac is None else f'{frac:.0%}'} | "
+            f"{fmt(r.get('memory_gib'), '.1f')} | {fmt(r.get('power_w'))} | "
+            f"{fmt(r.get('sm_clock_mhz'))} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else ".out/variants")
-    for log in sorted(root.rglob("result_*.txt")):
-        rate, n = throughput(log)
-        shown = f"{rate:,.0f}" if rate is not None else "-"
-        tel = log.with_name(log.stem + ".telemetry.csv")
-        print(f"{log.relative_to(root)}  {shown} samples/s ({n} epochs)  {' '.join(gpus(tel))}")
+    rows = []
+    for root in map(Path, sys.argv[1:] or ["."]):
+        for log in sorted(root.rglob("result_*.txt")):
+            r = row(log)
+            if r is not None:
+                rows.append(r)
+    print(table(rows))
 
 
 if __name__ == "__main__":

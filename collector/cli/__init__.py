@@ -4,22 +4,9 @@ from __future__ import annotations
 
 import sys
 
-import typer
-
+from collector.cli import check, ingest, query, run, site  # noqa: F401  (each adds its command)
+from collector.cli.app import app
 from collector.errors import CollectorError
-
-app = typer.Typer(
-    name="collector",
-    help="Benchmark deep-learning training hardware and publish the answers as a static site.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-def _register() -> None:
-    # Imported for their side effect of adding commands to `app`.
-    from collector.cli import check, ingest, query, run, site  # noqa: F401
 
 
 def main() -> None:
@@ -27,7 +14,6 @@ def main() -> None:
 
     Usage errors (unknown option, missing argument) are reported by typer itself, exit 2.
     """
-    _register()
     try:
         app()
     except CollectorError as exc:

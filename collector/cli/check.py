@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.ingest.check import check
+from collector.ingest.trees import Skipped
+from collector.store import WAIT_S
 
 
 @app.command("check")
@@ -16,9 +19,23 @@ def check_command(
     paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
     store: Annotated[Path | None, typer.Option(help="Store folder for the verdicts.")] = None,
     save: Annotated[bool, typer.Option(help="Store the verdicts in the compliance table.")] = True,
+    wait: Annotated[
+        float,
+        typer.Option(help="Seconds to wait for another writer of the store to finish."),
+    ] = WAIT_S,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
-    verdicts = check(paths, store=store, save=save)
+    skipped: list[Skipped] = []
+    verdicts = check(
+        paths,
+        store=store,
+        save=save,
+        wait_s=wait,
+        on_wait=lambda message: print(message, file=sys.stderr),
+        skipped=skipped,
+    )
+    for path in skipped:
+        print(f"warning: {path.rel_path}: {path.message}", file=sys.stderr)
     for verdict in verdicts:
         print(verdict)
     failed = sum(1 for v in verdicts if v.verdict == "fail")

@@ -8,12 +8,21 @@ from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import InputError
 from collector.ingest.pipeline import SOURCES, IngestReport, ingest
+from collector.store import WAIT_S
+
+HELP = (
+    "Ingest MLPerf training logs (every round's format) and system descriptions.\n\n"
+    "Re-ingesting unchanged files adds nothing and writes no new snapshot. Exit status 1 "
+    "when a file or run could not be read fully and the store did not know that problem "
+    "yet; problems an earlier ingest recorded are printed as already recorded and leave "
+    "the exit status 0. One writer at a time: another waits for the store (--wait)."
+)
 
 
-@app.command("ingest")
+@app.command("ingest", help=HELP)
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
     store: Annotated[
@@ -23,9 +32,13 @@ def ingest_command(
     source: Annotated[
         str | None, typer.Option(help="Force the source kind: official, local or published.")
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(help="Seconds to wait for another writer of the store to finish."),
+    ] = WAIT_S,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
 ) -> None:
-    """Ingest MLPerf training logs (every round's format) and system descriptions."""
+    """Ingest MLPerf training logs and system descriptions (see HELP)."""
     if source is not None and source not in SOURCES:
         raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
     report = ingest(
@@ -33,7 +46,12 @@ def ingest_command(
         store=store,
         source=source,
         on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
+        wait_s=wait,
+        on_wait=lambda message: print(message, file=sys.stderr),
     )
+    if not quiet:
+        for issue in report.recorded:
+            print(f"{issue} (already recorded)", file=sys.stderr)
     print(summary_line(report))
     if report.failed:
         raise typer.Exit(1)
@@ -46,8 +64,10 @@ def summary_line(report: IngestReport) -> str:
     published = (
         f"{report.published_rows} published study rows loaded; " if report.published_rows else ""
     )
+    recorded = f", {len(report.recorded)} already recorded" if report.recorded else ""
     return (
         f"{published}ingested {report.files} files ({report.bytes / 1e6:.1f} MB): "
         f"{report.runs_added} runs added, {report.runs_unchanged} unchanged, "
-        f"{report.systems} systems, {errors} errors, {warnings} warnings -> {report.store}"
+        f"{report.systems} systems, {errors} errors, {warnings} warnings{recorded} "
+        f"-> {report.store}"
     )

@@ -1,4 +1,10 @@
-"""`collector query NAME`: print a derived table as a text table, CSV, JSON or Parquet."""
+"""`collector query NAME`: print a derived table as a text table, CSV, JSON or Parquet.
+
+The text table shows the columns a table's contract lists under `display` (those that say
+which row it is and what it answers), each cell cut to CELL_CHARS, so that it reads in a
+120-column terminal; `--all-columns` prints every column in full. CSV, JSON and Parquet always
+carry every column.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +16,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import InputError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 FORMATS = ("table", "csv", "json", "parquet")
+CELL_CHARS = 28  # the longest cell the default text table prints, with its ellipsis
 
 
 @app.command("query")
@@ -35,6 +42,10 @@ def query_command(
         Path | None,
         typer.Option("--output", "-o", help="Write to this file instead of standard output."),
     ] = None,
+    all_columns: Annotated[
+        bool,
+        typer.Option("--all-columns", help="Text table: every column, cells in full."),
+    ] = False,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
     import pyarrow.parquet as pq  # the query engine loads only when a query runs
@@ -51,21 +62,31 @@ def query_command(
             raise InputError("--format parquet needs --output FILE")
         pq.write_table(table, output)
         return
-    text = render(table, fmt)
+    shown = None
+    if fmt == "table" and name is not None and not all_columns:
+        shown = query.contracts()[name].display or None
+    text = render(table, fmt, shown)
     if output is not None:
         output.write_text(text)
     else:
         sys.stdout.write(text)
 
 
-def render(table: pa.Table, fmt: str) -> str:
-    """A table as text: an aligned table, CSV or JSON."""
+def render(table: pa.Table, fmt: str, shown: tuple[str, ...] | None = None) -> str:
+    """A table as text: an aligned table, CSV or JSON. With `shown`, the text table prints
+    those columns only, each cell cut to CELL_CHARS, and says how many it left out."""
     if fmt == "json":
         from collector.queries.query import to_json_rows
 
         return to_json_rows(table) + "\n"
     exact = fmt == "csv"
+    hidden = 0
+    if shown is not None:
+        hidden = table.num_columns - len(shown)
+        table = table.select(list(shown))
     rows = [[_cell(v, exact) for v in row.values()] for row in table.to_pylist()]
+    if shown is not None:
+        rows = [[_cut(c) for c in r] for r in rows]
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -79,7 +100,8 @@ def render(table: pa.Table, fmt: str) -> str:
         "  ".join("-" * w for w in widths),
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    lines.append(f"({len(rows)} rows)")
+    more = f"; {hidden} more columns with --all-columns" if hidden else ""
+    lines.append(f"({len(rows)} rows{more})")
     return "\n".join(lines) + "\n"
 
 
@@ -90,3 +112,7 @@ def _cell(value: Any, exact: bool) -> str:
     if isinstance(value, float):
         return repr(value) if exact else f"{value:.6g}"
     return str(value)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"

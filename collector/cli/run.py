@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 from collector.errors import RunError
-
-if TYPE_CHECKING:
-    from collector.run.plan import Options
+from collector.run.launch import launch
+from collector.run.plan import Machine, Options, default_out, describe, plan_runs
 
 
 def _list(text: str | None) -> list[str] | None:
@@ -37,7 +36,11 @@ def run(
         str | None, typer.Option(help="Comma-separated subset, e.g. resnet,ncf.")
     ] = None,
     scale: Annotated[
-        str, typer.Option(help="tiny, small, full or auto (tiny on CPU, small on GPU).")
+        str,
+        typer.Option(
+            help="tiny, small, full, throughput (compute throughput on synthetic data, data "
+            "loading not included) or auto (tiny on CPU, small on GPU)."
+        ),
     ] = "auto",
     gpus: Annotated[
         str, typer.Option(help="Data-parallel widths, e.g. 1,2,4 (CPU: processes).")
@@ -53,7 +56,7 @@ def run(
     ] = None,
     data_root: Annotated[Path | None, typer.Option(help="Data sets for --scale full.")] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Output folder (default runs/local/<hostname>).")
+        Path | None, typer.Option(help="Output folder (default .collector/runs/<hostname>).")
     ] = None,
     store: Annotated[
         Path | None, typer.Option(help="Store folder to ingest the results into.")
@@ -70,6 +73,15 @@ def run(
     no_ceilings: Annotated[
         bool, typer.Option("--no-ceilings", help="Skip the ceiling measurements.")
     ] = False,
+    steps: Annotated[
+        int | None, typer.Option(help="--scale throughput: steps per timed window.")
+    ] = None,
+    warmup: Annotated[
+        int | None, typer.Option(help="--scale throughput: untimed steps before the windows.")
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(help="--scale throughput: samples per accelerator.")
+    ] = None,
     nodes: Annotated[int, typer.Option(help="Nodes of a multi-node job (torchrun, slurm).")] = 1,
     gpus_per_node: Annotated[
         int | None,
@@ -90,10 +102,8 @@ def run(
         typer.Option(help="Extra #SBATCH line, repeatable, e.g. --sbatch-arg=--partition=gpu."),
     ] = None,
 ) -> None:
-    """Run the suite's benchmarks to their quality targets, over the requested matrix."""
-    from collector.run.plan import Options
-    from collector.run.runner import run_suite
-
+    """Run the suite's benchmarks to their quality targets (or, at --scale throughput, for a
+    fixed number of timed steps), over the requested matrix."""
     opts = Options(
         suite=suite,
         benchmarks=_list(benchmarks),
@@ -114,17 +124,24 @@ def run(
         node_rank=node_rank,
         rdzv_endpoint=rdzv_endpoint,
         sbatch_args=sbatch_arg or [],
+        steps=steps,
+        warmup=warmup,
+        batch=batch_size,
     )
     if launcher != "local":
         _launch(opts)
         return
     if nodes != 1 or node_rank is not None:
         raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
-    result = run_suite(opts)
-    if dry_run:
-        for line in result.plan:
+    if dry_run:  # planning needs no torch
+        machine = Machine.detect()
+        for line in describe(plan_runs(opts, machine), opts.out or default_out(machine), resume):
             typer.echo(line)
         return
+    # the runner imports torch: loaded only when a run starts, so the CLI imports without it
+    from collector.run.runner import run_suite
+
+    result = run_suite(opts)
     failed = [r for r in result.results if r.status in ("failed", "aborted")]
     typer.echo(f"{len(result.results)} run(s), {len(failed)} not successful; logs in {result.out}")
     if result.interrupted:
@@ -133,8 +150,6 @@ def run(
 
 def _launch(opts: Options) -> None:
     """The torchrun and Slurm launchers: print the commands or script, run or submit them."""
-    from collector.run.launch import launch
-
     result = launch(opts)
     if result.script is not None:
         typer.echo(result.script, nl=False)

@@ -7,24 +7,22 @@ from typing import Annotated
 
 import typer
 
-from collector.cli import app
+from collector.cli.app import app
 
 
 @app.command("site")
 def site_command(
     store: Annotated[Path | None, typer.Option(help="Store folder.")] = None,
-    out: Annotated[Path, typer.Option(help="Docs folder of mkdocs.yml.")] = Path("site_src"),
-    check: Annotated[
-        bool, typer.Option("--check", help="Fail if the generated pages are stale; write nothing.")
-    ] = False,
+    static: Annotated[Path, typer.Option(help="Static sources: docs_dir of mkdocs.yml.")] = Path(
+        "site_src"
+    ),
+    out: Annotated[Path, typer.Option(help="Docs folder to write.")] = Path(".collector/site_src"),
 ) -> None:
-    """Render the derived tables into the site's Markdown pages, charts and data files."""
+    """Render the derived tables into the site's Markdown pages, charts and data files, beside
+    the static sources, in a folder git ignores. `mkdocs build` and `mkdocs serve` do the same
+    through their hook; this command is for looking at the generated Markdown."""
     from collector import site  # charts and templates load only when the site is built
 
     result = site.generate(store)
-    if check:
-        site.check(result, out)
-        typer.echo(f"{out}: current with store snapshot {result.snapshot}")
-        return
-    written = site.write(result, out)
-    typer.echo(f"{out}: {len(written)} generated files from store snapshot {result.snapshot}")
+    written = site.write(result, out, static if static.is_dir() else None)
+    typer.echo(f"{out}: {len(written)} files from store snapshot {result.snapshot}")

@@ -7,6 +7,7 @@ import hashlib
 import io
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -18,7 +19,7 @@ import yaml
 from collector import store as stores
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, find_logs
+from collector.ingest.trees import LogEntry, Skipped, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -47,16 +48,25 @@ def rules() -> dict[str, Any]:
 
 
 def check(
-    paths: list[str | Path], store: str | Path | None = None, save: bool = True
+    paths: list[str | Path],
+    store: str | Path | None = None,
+    save: bool = True,
+    wait_s: float = stores.WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
+    skipped: list[Skipped] | None = None,
 ) -> list[Verdict]:
-    """Check every log under `paths`; store the verdicts in the compliance table."""
-    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
+    """Check every log under `paths`; store the verdicts in the compliance table, under the
+    store's writer lock (waiting up to `wait_s` seconds for another writer, telling
+    `on_wait`). Paths that are not files or folders (FIFOs, devices, broken links) are
+    added to `skipped`."""
+    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths], skipped)]
     if save and verdicts:
-        store_path = stores.resolve(store)
-        snap = stores.read(store_path)
-        new = load("compliance").table_from_rows([vars(v) for v in verdicts])
-        snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
-        stores.write(store_path, stores.Snapshot(snap.tables))
+        store_path = stores.resolve(store, writing=True)
+        with stores.writing(store_path, wait_s, on_wait):
+            snap = stores.read(store_path)
+            new = load("compliance").table_from_rows([vars(v) for v in verdicts])
+            snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
+            stores.write(store_path, stores.Snapshot(snap.tables))
     return verdicts
 
 
@@ -74,14 +84,18 @@ def check_log(entry: LogEntry) -> Verdict:
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
     ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
-    if ruleset is not None:
+    if (summary.local or {}).get("scale") == "throughput":
+        # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
+        failure = _own_rules(events, rules()["throughput"])
+        name = "collector throughput"
+    elif ruleset is not None:
         report = mlperf_check(entry.path, ruleset)
         failure = report.failures[0].strip().splitlines()[0] if report.failures else None
         name = f"mlperf-logging training {ruleset}"
         if summary.local is not None:
             name += " + collector local rules"
     else:
-        failure = _own_rules(events)
+        failure = _own_rules(events, rules())
         name = f"collector {events.fmt.name}"
     return Verdict(run_id, entry.rel_path, name, "fail" if failure else "pass", failure)
 
@@ -165,8 +179,7 @@ def mlperf_check(path: Path, ruleset: str) -> ComplianceReport:
     return report
 
 
-def _own_rules(events: Any) -> str | None:
-    r = rules()
+def _own_rules(events: Any, r: dict[str, Any]) -> str | None:
     counts: dict[str, int] = {}
     for key in events.keys:
         counts[key] = counts.get(key, 0) + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
 from collector.ingest.published import is_published_folder, load_published
 from collector.ingest.rows import IssueRow, Parsed, read_and_parse
 from collector.ingest.scan import Events
-from collector.ingest.trees import LogEntry, find_logs
+from collector.ingest.trees import LogEntry, Skipped, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -26,6 +27,8 @@ SOURCES = ("official", "local", "published")
 # tables of many rows per run, built per batch of logs
 RUN_TABLES = ("evals", "telemetry")
 PARALLEL_MIN_BYTES = 16 << 20  # below this, worker start-up costs more than it saves
+Known = dict[str, frozenset[str]]  # log path -> sha256 of the logs stored at that path
+_NONE: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -39,12 +42,13 @@ class IngestReport:
     runs_unchanged: int = 0
     systems: int = 0
     published_rows: int = 0  # rows of transcribed studies loaded (they replace earlier ones)
-    issues: list[IssueRow] = field(default_factory=list)
+    issues: list[IssueRow] = field(default_factory=list)  # problems new to the store
+    recorded: list[IssueRow] = field(default_factory=list)  # found again, stored before
     snapshot: str | None = None
 
     @property
     def failed(self) -> bool:
-        """True when any file or run could not be read fully."""
+        """True when a file or run could not be read fully and the store did not know it."""
         return any(i.severity == "error" for i in self.issues)
 
 
@@ -57,87 +61,179 @@ class _Batch:
     tables: dict[str, pa.Table]
 
 
+# (table, first row, rows, run_id to give them or None to keep theirs) of one run's rows
+_Slice = tuple[pa.Table, int, int, str | None]
+
+
 def ingest(
     paths: Iterable[str | Path],
     store: str | Path | None = None,
     source: str | None = None,
     workers: int | None = None,
     on_issue: Callable[[IssueRow], None] | None = None,
+    wait_s: float = stores.WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
 ) -> IngestReport:
     """Read every log under `paths` into the store; files already stored are skipped.
 
     Problems never stop the ingest: each becomes an ingest_issues row (and a call to
-    `on_issue`); the report's `failed` says whether any was an error. `workers` is the
-    number of processes that parse, this one included (default: the usable CPUs, at most
-    8); batches under PARALLEL_MIN_BYTES are parsed here alone.
+    `on_issue`); the report's `failed` says whether any was an error. Problems the store
+    holds already are not stored again: they go to the report's `recorded`. `workers` is
+    the number of processes that parse, this one included (default: the usable CPUs, at
+    most 8); batches under PARALLEL_MIN_BYTES are parsed here alone.
+
+    The logs are parsed first; then the store's writer lock is taken (waiting up to
+    `wait_s` seconds, telling `on_wait`) and the new snapshot built from the store as it
+    is then. Nothing new (runs, problems, studies) writes no snapshot.
     """
-    store_path = stores.resolve(store)
+    store_path = stores.resolve(store, writing=True)
     paths = [Path(p) for p in paths]
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
-    entries = find_logs([p for p in paths if p not in folders])
-    snap = stores.read(store_path)
-    report = IngestReport(store=store_path, files=len(entries))
-    if published is not None:
-        report.published_rows = published.num_rows
-    known = frozenset(snap["runs"].column("log_sha256").to_pylist())
-    batches = _parse_all(entries, known, source, workers)
-    seen: set[str] = set()
+    skipped: list[Skipped] = []
+    entries = find_logs([p for p in paths if p not in folders], skipped)
+    # logs stored already are not parsed; what another writer adds meanwhile is caught below
+    batches = _parse_all(entries, _stored(stores.read(store_path, ("runs",))), source, workers)
+    with stores.writing(store_path, wait_s, on_wait):
+        snap = stores.read(store_path)
+        report = IngestReport(store=store_path, files=len(entries))
+        new, found = _new_rows(report, snap, entries, batches, skipped)
+        _sort_issues(report, snap, found, on_issue)
+        new["ingest_issues"] = load("ingest_issues").table_from_rows(
+            [vars(i) for i in report.issues]
+        )
+        if published is not None:
+            report.published_rows = published.num_rows
+            if published.equals(snap["published"]):
+                published = None  # the same studies again
+        if not report.runs_added and not report.issues and published is None:
+            return report
+        merged = {name: merge(name, snap.tables[name], table) for name, table in new.items()}
+        merged["compliance"] = snap.tables["compliance"]
+        # the transcribed studies given replace the stored ones whole
+        merged["published"] = published if published is not None else snap.tables["published"]
+        report.snapshot = stores.write(store_path, stores.Snapshot(merged))
+    return report
+
+
+def _stored(snap: stores.Snapshot) -> dict[str, frozenset[str]]:
+    """The sha256 of the logs stored at each path."""
+    runs = snap["runs"]
+    at: dict[str, set[str]] = {}
+    paths, digests = runs.column("log_path").to_pylist(), runs.column("log_sha256").to_pylist()
+    for path, digest in zip(paths, digests, strict=True):
+        at.setdefault(path, set()).add(digest)
+    return {path: frozenset(found) for path, found in at.items()}
+
+
+def _new_rows(
+    report: IngestReport,
+    snap: stores.Snapshot,
+    entries: list[LogEntry],
+    batches: list[_Batch],
+    skipped: list[Skipped],
+) -> tuple[dict[str, pa.Table], list[IssueRow]]:
+    """The rows of the logs not stored yet at their path, and every problem found.
+
+    A log with the bytes of one stored (or met earlier) at another path is a run of its
+    own path too, with a run_id of its own and a duplicate-content warning."""
+    stored = _stored(snap)
+    content = _first_paths(snap["runs"])
+    found = [_skipped_issue(s) for s in skipped]
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
-    slices: dict[str, list[tuple[pa.Table, int, int]]] = {n: [] for n in ("events", *RUN_TABLES)}
-    for batch in batches:
-        at = dict.fromkeys(slices, 0)
-        for item in batch.items:
-            for name in slices:
-                at[name] += item.counts.get(name, 0)
-            report.bytes += item.size
-            for issue in item.issues:
-                _emit(report, on_issue, issue)
-            if item.unchanged or (item.digest in seen):
-                report.runs_unchanged += 1
-                continue
-            if item.digest:
-                seen.add(item.digest)
-            if item.run is None:
-                continue
-            runs.append(item.run)
-            for name, kept in slices.items():
-                count = item.counts.get(name, 0)
-                kept.append((batch.tables[name], at[name] - count, count))
-            if item.system and item.system["system_id"] not in systems:
-                systems[item.system["system_id"]] = item.system
+    slices: dict[str, list[_Slice]] = {n: [] for n in ("events", *RUN_TABLES)}
+    parsed = ((batch, item) for batch in batches for item in batch.items)
+    at = dict.fromkeys(slices, 0)
+    previous: _Batch | None = None
+    for entry, (batch, item) in zip(entries, parsed, strict=True):
+        if batch is not previous:  # counting rows of this batch's tables
+            at, previous = dict.fromkeys(slices, 0), batch
+        for name in slices:
+            at[name] += item.counts.get(name, 0)
+        report.bytes += item.size
+        found.extend(item.issues)
+        if item.unchanged or item.digest in stored.get(entry.rel_path, ()):
+            report.runs_unchanged += 1
+            continue
+        if item.digest:
+            stored[entry.rel_path] = stored.get(entry.rel_path, frozenset()) | {item.digest}
+        if item.run is None:
+            continue
+        run_id = None
+        first = content.setdefault(item.digest, entry.rel_path)
+        if first != entry.rel_path:
+            run_id = item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
+            found.append(
+                IssueRow(
+                    entry.rel_path,
+                    None,
+                    "warning",
+                    "duplicate-content",
+                    f"same bytes as {first}; stored as a run of both paths",
+                    item.digest,
+                )
+            )
+        runs.append(item.run)
+        for name, kept in slices.items():
+            count = item.counts.get(name, 0)
+            kept.append((batch.tables[name], at[name] - count, count, run_id))
+        if item.system and item.system["system_id"] not in systems:
+            systems[item.system["system_id"]] = item.system
     for system in systems.values():
-        for issue in system.pop("_issues", []):
-            _emit(report, on_issue, issue)
+        found.extend(system.pop("_issues", []))
     report.runs_added = len(runs)
     report.systems = len(systems)
     new = {
         "runs": load("runs").table_from_rows(runs),
         **{name: _gather(name, kept) for name, kept in slices.items()},
         "systems": load("systems").table_from_rows(list(systems.values())),
-        "ingest_issues": load("ingest_issues").table_from_rows([vars(i) for i in report.issues]),
     }
-    if not runs and not report.issues and published is None:
-        return report
-    merged = {name: merge(name, snap.tables[name], table) for name, table in new.items()}
-    merged["compliance"] = snap.tables["compliance"]
-    # the transcribed studies given replace the stored ones whole
-    merged["published"] = published if published is not None else snap.tables["published"]
-    report.snapshot = stores.write(store_path, stores.Snapshot(merged))
-    return report
+    return new, found
 
 
-def _emit(
-    report: IngestReport, on_issue: Callable[[IssueRow], None] | None, issue: IssueRow
+def _first_paths(runs: pa.Table) -> dict[str, str]:
+    """The path of each stored log's bytes: where they were stored first, under the run_id
+    of the bytes alone."""
+    first: dict[str, str] = {}
+    columns = (runs.column(c).to_pylist() for c in ("log_sha256", "log_path", "run_id"))
+    for digest, path, run_id in zip(*columns, strict=True):
+        if digest not in first or run_id == digest[:16]:
+            first[digest] = path
+    return first
+
+
+def copy_run_id(digest: str, log_path: str) -> str:
+    """The run_id of a log whose bytes are stored already at another path."""
+    return hashlib.sha256(f"{digest}\0{log_path}".encode()).hexdigest()[:16]
+
+
+def _skipped_issue(skipped: Skipped) -> IssueRow:
+    severity = "error" if skipped.given else "warning"
+    return IssueRow(skipped.rel_path, None, severity, skipped.code, skipped.message)
+
+
+def _sort_issues(
+    report: IngestReport,
+    snap: stores.Snapshot,
+    found: list[IssueRow],
+    on_issue: Callable[[IssueRow], None] | None,
 ) -> None:
-    report.issues.append(issue)
-    if on_issue is not None:
-        on_issue(issue)
+    """New problems to the report's issues (and `on_issue`), stored ones to `recorded`."""
+    table = snap["ingest_issues"]
+    key = ("path", "line", "code", "message")
+    stored = set(zip(*(table.column(k).to_pylist() for k in key), strict=True))
+    for issue in found:
+        if (issue.path, issue.line, issue.code, issue.message) in stored:
+            report.recorded.append(issue)
+            continue
+        report.issues.append(issue)
+        if on_issue is not None:
+            on_issue(issue)
 
 
 def _parse_all(
-    entries: list[LogEntry], known: frozenset[str], source: str | None, workers: int | None
+    entries: list[LogEntry], known: Known, source: str | None, workers: int | None
 ) -> list[_Batch]:
     """Read, hash and parse every log, in worker processes too when the batch is large."""
     sizes = [_size(e.path) for e in entries]
@@ -148,7 +244,7 @@ def _parse_all(
     return map_batches(_parse_batch, batches, (known, source), count)
 
 
-def _parse_batch(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
+def _parse_batch(entries: list[LogEntry], known: Known, source: str | None) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
     with _gc_paused():
         return _parse_entries(entries, known, source)
@@ -168,8 +264,8 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _parse_entries(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
-    items = [read_and_parse(entry, known, source) for entry in entries]
+def _parse_entries(entries: list[LogEntry], known: Known, source: str | None) -> _Batch:
+    items = [read_and_parse(entry, known.get(entry.rel_path, _NONE), source) for entry in entries]
     tables = {
         "events": _events_table(
             [(item.run["run_id"], item.events) for item in items if item.run and item.events]
@@ -219,16 +315,28 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _gather(name: str, slices: list[tuple[pa.Table, int, int]]) -> pa.Table:
+def _gather(name: str, slices: list[_Slice]) -> pa.Table:
     """One table of the given row ranges, adjacent ranges of one table taken as one."""
-    merged: list[tuple[pa.Table, int, int]] = []
-    for table, start, length in slices:
+    merged: list[_Slice] = []
+    for table, start, length, run_id in slices:
         if length == 0:
             continue
-        if merged and merged[-1][0] is table and sum(merged[-1][1:]) == start:
-            merged[-1] = (table, merged[-1][1], merged[-1][2] + length)
+        last = merged[-1] if merged else None
+        if last and last[0] is table and last[1] + last[2] == start and last[3] is run_id is None:
+            merged[-1] = (table, last[1], last[2] + length, None)
         else:
-            merged.append((table, start, length))
+            merged.append((table, start, length, run_id))
     if not merged:
         return load(name).empty()
-    return pa.concat_tables([table.slice(start, length) for table, start, length in merged])
+    return pa.concat_tables([_rows(*part) for part in merged])
+
+
+def _rows(table: pa.Table, start: int, length: int, run_id: str | None) -> pa.Table:
+    """Rows of one run, given another run_id where one is given."""
+    rows = table.slice(start, length)
+    if run_id is None:
+        return rows
+    column = rows.schema.get_field_index("run_id")
+    return rows.set_column(
+        column, rows.schema.field(column), pa.array([run_id] * length, pa.string())
+    )

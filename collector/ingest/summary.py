@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -14,7 +15,14 @@ from typing import Any
 import yaml
 
 from collector.ingest.scan import Events
-from collector.ingest.values import BadValue, as_float, decode_value
+from collector.ingest.values import (
+    EARLIEST_UNIX_S,
+    LONGEST_RUN_S,
+    BadValue,
+    as_float,
+    decode_value,
+    impossible_time,
+)
 
 
 @cache
@@ -182,6 +190,11 @@ def _epoch(value: Any, meta: dict[str, Any]) -> float | None:
 
 
 def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]) -> None:
+    """Start, stop and time to train. An impossible time (not a number, infinite, negative,
+    in the future) or duration (negative, over a year) is an error and leaves the run
+    without it, so never a success. Times before 2015 are a clock of another origin
+    (some official logs count from their machine's boot): a warning, durations kept."""
+    now = time.time()
     if not starts:
         events.error("missing-run-start", "no run_start event")
     else:
@@ -191,12 +204,15 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
                 f"{len(starts)} run_start events; the first counts",
                 events.lines[starts[1]],
             )
-        out.run_start_s = float(events.time_s[starts[0]])
+        out.run_start_s = _possible(events, starts[0], now)
     if not stops:
         events.error("missing-run-stop", "no run_stop event: log truncated or run killed")
         return
     last = stops[-1]
-    out.run_stop_s = float(events.time_s[last])
+    out.run_stop_s = _possible(events, last, now)
+    _warn_clock_origin(events, [*starts[:1], last])
+    if out.run_stop_s is None:
+        return
     try:
         value, meta = decoded(events, last)
     except (BadValue, ValueError):
@@ -213,8 +229,38 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
                 f"run_stop is {-elapsed:.3f} s before run_start",
                 events.lines[last],
             )
+        elif elapsed > LONGEST_RUN_S:
+            events.error(
+                "impossible-time",
+                f"run_stop is {elapsed:.6g} s after run_start: longer than any training run",
+                events.lines[last],
+            )
         else:
             out.time_to_train_s = elapsed
+
+
+def _possible(events: Events, i: int, now: float) -> float | None:
+    """The time of event i, or None (and an error) when no run can have logged it."""
+    seconds = float(events.time_s[i])
+    why = impossible_time(seconds, now)
+    if why is None:
+        return seconds
+    events.error("impossible-time", f"{events.keys[i]} time {seconds!r} s {why}", events.lines[i])
+    return None
+
+
+def _warn_clock_origin(events: Events, picked: list[int]) -> None:
+    """One warning at the first of the run's start and stop that predates 2015."""
+    for i in picked:
+        seconds = float(events.time_s[i])
+        if 0 <= seconds < EARLIEST_UNIX_S:
+            events.warn(
+                "clock-origin",
+                f"{events.keys[i]} time {seconds!r} s is before 2015-01-01: the log's clock "
+                "does not count from the Unix epoch; its durations are kept",
+                events.lines[i],
+            )
+            return
 
 
 def _status(out: RunSummary, tolerance: float) -> str:

@@ -8,8 +8,10 @@ Layouts understood:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -40,47 +42,99 @@ class LogEntry:
     telemetry: Path | None = None  # the samples taken during the run, if they were kept
 
 
-def find_logs(paths: list[Path]) -> list[LogEntry]:
-    """All logs under the given files and folders, sorted by relative path."""
+@dataclass(frozen=True)
+class Skipped:
+    """A path that is neither a file to read nor a folder to walk (a FIFO, device, socket,
+    broken or looping link, or a folder that cannot be listed)."""
+
+    rel_path: str
+    code: str
+    message: str
+    given: bool  # named by the caller, not found in a folder
+
+
+def find_logs(paths: list[Path], skipped: list[Skipped] | None = None) -> list[LogEntry]:
+    """All logs under the given files and folders, sorted by relative path.
+
+    Paths that cannot be read as a file or walked as a folder are never opened: each is
+    added to `skipped` (when given) and left out."""
     entries: dict[str, LogEntry] = {}
     seen = _Folders()
+    odd = skipped if skipped is not None else []
     for given in paths:
-        if not given.exists():
+        if not os.path.lexists(given):
             raise InputError(f"{given}: no such file or folder")
+        kind = _kind(str(given))
+        if kind not in ("file", "folder"):
+            odd.append(Skipped(str(given), kind, f"{_WHY[kind]}: skipped", given=True))
+            continue
         given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
         base = given.parent
-        files = [str(given)] if given.is_file() else _walk(given)
+        files = [str(given)] if kind == "file" else _walk(given, str(base), odd)
         for path in files:
             if path not in entries:
                 entries[path] = describe(path, base, seen)
     return sorted(entries.values(), key=lambda e: e.rel_path)
 
 
-def _walk(folder: Path) -> list[str]:
+_WHY = {
+    "special-file": "not a regular file (a FIFO, device or socket)",
+    "dangling-link": "a symbolic link to nothing",
+    "link-loop": "a symbolic link that loops",
+    "unreadable": "cannot be read",
+}
+
+
+def _kind(path: str) -> str:
+    """file | folder, or why the path is neither: a code of _WHY."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "link-loop"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return "dangling-link"
+        return "unreadable"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    return "file" if stat.S_ISREG(mode) else "special-file"
+
+
+def _walk(folder: Path, base: str, odd: list[Skipped]) -> list[str]:
     """Result logs, *.log files, and other *.txt files that carry an MLPerf marker."""
     found = []
-    for path in sorted(_files(str(folder)), key=lambda p: p.split(os.sep)):  # as Path sorts
+    files = _files(str(folder), base, odd)
+    for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
         if name.startswith("result_") or _suffix(name) == ".log" or _has_marker(path):
             found.append(path)
     return found
 
 
-def _files(folder: str) -> Iterator[str]:
-    """Files (or links to files) with a log suffix, in folders that are not links."""
+def _files(folder: str, base: str, odd: list[Skipped]) -> Iterator[str]:
+    """Files (or links to files) with a log suffix, in folders that are not links; entries
+    that are neither files nor folders go to `odd`."""
     stack = [folder]
     while stack:
         top = stack.pop()
         try:
             with os.scandir(top) as listing:
                 children = list(listing)
-        except PermissionError:
+        except OSError as exc:
+            rel = _relative(top, base) or top
+            odd.append(Skipped(rel, "unreadable", f"cannot list folder: {exc.strerror}", False))
             continue
         for child in children:
             if _is(child.is_dir) and not child.is_symlink():
                 stack.append(child.path)
-            elif _suffix(child.name) in LOG_SUFFIXES and _is(child.is_file):
-                yield child.path
+            elif _is(child.is_file):
+                if _suffix(child.name) in LOG_SUFFIXES:
+                    yield child.path
+            elif not _is(child.is_dir):  # not a link to a folder either
+                kind = _kind(child.path)
+                if kind not in ("file", "folder"):
+                    rel = _relative(child.path, base) or child.path
+                    odd.append(Skipped(rel, kind, f"{_WHY[kind]}: skipped", given=False))
 
 
 def _is(test: Callable[[], bool]) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import warnings
 from typing import Any
 
@@ -11,6 +12,9 @@ _NUMBER_START = frozenset("0123456789")
 # json's own C scanner: json.loads without its wrapper (whitespace checks, type dispatch)
 _SCAN_JSON = json.JSONDecoder().scan_once
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+EARLIEST_UNIX_S = 1_420_070_400.0  # 2015-01-01 UTC: no MLPerf run's wall clock is earlier
+AHEAD_S = 86_400.0  # a log may be stamped up to a day after it is read (clocks, time zones)
+LONGEST_RUN_S = 366 * 86_400.0  # no training run of any round took a year
 
 
 class BadValue(ValueError):
@@ -64,4 +68,19 @@ def as_float(value: Any) -> float | None:
             return float(value)
         except ValueError:
             return None
+    return None
+
+
+def impossible_time(seconds: float, now_unix_s: float) -> str | None:
+    """Why no run can have started or stopped `seconds` after the Unix epoch, if none can:
+    not a number, infinite, negative, or more than a day after `now_unix_s` (when the log
+    is read). A time before EARLIEST_UNIX_S is possible: a clock of another origin."""
+    if math.isnan(seconds):
+        return "is not a number"
+    if math.isinf(seconds):
+        return "is infinite"
+    if seconds < 0:
+        return "is negative"
+    if seconds > now_unix_s + AHEAD_S:
+        return "is more than a day after the ingest"
     return None

@@ -1,6 +1,6 @@
 """Parameter tables of the derived tables: bootstrap settings, deadlines, baselines,
-accelerator models, hardware in words and accelerator-hour prices, each registered in DuckDB
-under its name."""
+accelerator models, hardware in words, accelerator-hour prices and data set sizes, each
+registered in DuckDB under its name."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from typing import Any
 
 import pyarrow as pa
 import yaml
-
-PRICES_CSV = Path(__file__).resolve().parents[2] / "runs" / "prices.csv"
 
 
 def _doc(name: str) -> dict[str, Any]:
@@ -89,25 +87,61 @@ def accelerators() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def _rows(doc: dict[str, Any], columns: str, rows: str) -> list[dict[str, Any]]:
+    return [dict(zip(doc[columns], row, strict=True)) for row in doc[rows]]
+
+
+@cache
+def datasets() -> dict[str, pa.Table]:
+    """Data set sizes, quality targets and per-accelerator batch rules (datasets.yml)."""
+    doc = _doc("datasets.yml")
+    sizes = pa.schema(
+        [
+            ("benchmark", pa.string()),
+            ("samples_per_epoch", pa.int64()),
+            ("sample", pa.string()),
+            ("projectable", pa.bool_()),
+            ("source", pa.string()),
+        ]
+    )
+    targets = pa.schema(
+        [("round", pa.string()), ("benchmark", pa.string()), ("quality_target", pa.float64())]
+    )
+    per_accelerator = pa.schema(
+        [("round", pa.string()), ("submitter", pa.string()), ("benchmark", pa.string())]
+    )
+    return {
+        "dataset_sizes": pa.Table.from_pylist(_rows(doc, "columns", "datasets"), schema=sizes),
+        "quality_targets": pa.Table.from_pylist(
+            _rows(doc, "target_columns", "targets"), schema=targets
+        ),
+        "per_accelerator_batch": pa.Table.from_pylist(
+            _rows(doc, "per_accelerator_batch_columns", "per_accelerator_batch"),
+            schema=per_accelerator,
+        ),
+    }
+
+
 @cache
 def hardware_words() -> dict[str, pa.Table]:
     """Accelerator models and interconnect classes in words (hardware_words.yml)."""
     doc = _doc("hardware_words.yml")
     return {
         "accelerator_names": pa.Table.from_pylist(
-            [dict(zip(doc["model_columns"], m, strict=True)) for m in doc["models"]],
+            _rows(doc, "model_columns", "models"),
             schema=pa.schema([(c, pa.string()) for c in doc["model_columns"]]),
         ),
         "link_names": pa.Table.from_pylist(
-            [dict(zip(doc["link_columns"], m, strict=True)) for m in doc["links"]],
+            _rows(doc, "link_columns", "links"),
             schema=pa.schema([(c, pa.string()) for c in doc["link_columns"]]),
         ),
     }
 
 
 def prices() -> pa.Table:
-    """Accelerator-hour prices the user edits: runs/prices.csv, or $COLLECTOR_PRICES."""
-    path = Path(os.environ.get("COLLECTOR_PRICES", PRICES_CSV))
+    """Accelerator-hour prices: the package's `prices.csv`, or the file $COLLECTOR_PRICES names."""
+    path = os.environ.get("COLLECTOR_PRICES")
+    source = Path(path) if path else resources.files(__package__).joinpath("prices.csv")
     schema = pa.schema(
         [
             ("accelerator_key", pa.string()),
@@ -116,9 +150,9 @@ def prices() -> pa.Table:
             ("note", pa.string()),
         ]
     )
-    if not path.exists():
+    if not source.is_file():
         return pa.Table.from_pylist([], schema=schema)
-    with path.open(newline="", encoding="utf-8") as handle:
+    with source.open(newline="", encoding="utf-8") as handle:
         rows = [
             {**r, "usd_per_accelerator_hour": float(r["usd_per_accelerator_hour"])}
             for r in csv.DictReader(handle)
@@ -134,5 +168,6 @@ def tables() -> dict[str, pa.Table]:
         "baselines": baselines(),
         "accelerator_models": accelerators(),
         "prices": prices(),
+        **datasets(),
         **hardware_words(),
     }

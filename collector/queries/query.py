@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-import itertools
 import json
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,11 +19,9 @@ from collector import store as stores
 from collector.errors import InputError, QueryError
 from collector.queries import bootstrap, parameters
 from collector.store.schemas import STORED_TABLES
-from collector.store.snapshot import current_name
+from collector.store.snapshot import Pin
 
 QUERY_PACKAGE = "collector.queries"
-SOURCES_CSV = Path(__file__).resolve().parents[2] / "runs" / "sources.csv"
-SLICE_ROWS = 4 * 2048  # the fewest rows a stored table is sliced into per thread (four vectors)
 
 
 @dataclass(frozen=True)
@@ -37,6 +35,7 @@ class Contract:
     columns: tuple[dict[str, Any], ...]
     tests: tuple[dict[str, str], ...]
     sql: str
+    display: tuple[str, ...] = ()  # the columns `collector query` prints by default
 
 
 @cache
@@ -57,6 +56,7 @@ def contracts() -> dict[str, Contract]:
             columns=tuple(doc["columns"]),
             tests=tuple(doc.get("tests", ())),
             sql=entry.read_text(),
+            display=tuple(doc.get("display", ())),
         )
     return _topological(found)
 
@@ -110,18 +110,24 @@ def sources() -> pa.Table:
             ("description", pa.string()),
         ]
     )
-    if not SOURCES_CSV.exists():
+    path = stores.shipped("sources.csv")
+    if not path.exists():
         return pa.Table.from_pylist([], schema=schema)
-    with SOURCES_CSV.open(newline="") as handle:
+    with path.open(newline="") as handle:
         return pa.Table.from_pylist(list(csv.DictReader(handle)), schema=schema)
 
 
 def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the store's tables in schema `store` and every derived view."""
+    """An in-memory DuckDB with the store's tables in schema `store` and every derived view.
+
+    The views read the snapshot live when the connection was made, which no writer removes
+    while the connection is open."""
     store_path = stores.resolve(store)
     con = duckdb.connect()
     con.execute("CREATE SCHEMA store")
-    snapshot = current_name(store_path)
+    pin = Pin(store_path)
+    weakref.finalize(con, pin.close)
+    snapshot = pin.name
     empty = stores.snapshot.empty()
     for table in STORED_TABLES:
         path = store_path / snapshot / f"{table}.parquet" if snapshot else None
@@ -147,25 +153,12 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
 def materialize(con: duckdb.DuckDBPyConnection, name: str) -> int:
     """Store the rows of derived table `name` in a temporary table and point its view at them,
     so that the tables computed after it read them instead of computing them again; returns
-    the number of rows. Its dependencies are read as they are (materialise them first).
-
-    DuckDB scans a stored table one row group (122,880 rows) per thread, so most of a table of
-    a few hundred thousand rows would be read by one thread, and so would the work of the
-    tables reading it (the interval functions above all). The view therefore reads the stored
-    rows as one slice per DuckDB thread, by row id, concatenated in their stored order."""
+    the number of rows. Its dependencies are read as they are (materialise them first)."""
     stored = f"_m_{name}"
     # CREATE TABLE AS answers with the number of rows it stored
     rows = con.execute(f"CREATE TEMP TABLE {stored} AS SELECT * FROM {name}").fetchone()[0]
-    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    parts = max(1, min(int(threads), rows // SLICE_ROWS))
-    bounds = [rows * part // parts for part in range(parts + 1)]
-    reads = " UNION ALL ".join(
-        f"SELECT * FROM {stored}"
-        + (f" WHERE rowid >= {start} AND rowid < {stop}" if parts > 1 else "")
-        for start, stop in itertools.pairwise(bounds)
-    )
     con.execute(f"DROP VIEW {name}")
-    con.execute(f"CREATE VIEW {name} AS {reads}")
+    con.execute(f"CREATE VIEW {name} AS SELECT * FROM {stored}")
     return rows
 
 

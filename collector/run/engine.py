@@ -4,6 +4,9 @@ The run is timed MLPerf-style: ``init_start``..``init_stop`` covers building dat
 ``run_start``..``run_stop`` covers training and evaluation. Evaluation runs on rank 0 with the
 unwrapped model; its result is broadcast so all ranks stop together. Any exception (Ctrl-C,
 SIGTERM, a crash) ends the log with ``run_stop`` status ``aborted`` before it propagates.
+
+At the ``throughput`` scale there is no target and no evaluation: the run trains on one
+device-resident synthetic batch and logs samples/s per timed window.
 """
 
 from __future__ import annotations
@@ -12,18 +15,25 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import cast
 
 import torch
 import torch.distributed as dist
+from torch.utils.flop_counter import FlopCounterMode
 
 from collector.run.mlperf_log import COLLECTOR_RUN, EVAL_TARGET, TRACKED_STATS, C, RunLog
 from collector.run.procs import process_group
+from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
-from collector.run.workloads import RunContext, workload_class
+from collector.run.types import Batch, RunContext
+from collector.run.workloads import Workload, workload_class
 
-#: progress(kind, epoch, value): kind is "epoch" (value = samples/s) or "eval" (value = quality)
+#: progress(kind, epoch, value): kind is "epoch" or "window" (value = samples/s), or "eval"
+#: (value = quality)
 Progress = Callable[[str, int, float], None]
+
+THROUGHPUT_LABEL = "compute throughput on synthetic data, data loading not included"
 
 AMP_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -41,6 +51,8 @@ def setup_precision(precision: str, device: torch.device) -> torch.dtype | None:
 
 def compile_model(model: torch.nn.Module) -> torch.nn.Module:
     """``torch.compile(model)``, or the eager model where compilation is unavailable."""
+    # a graph the compiler cannot handle runs eager instead of failing the run
+    torch._dynamo.config.suppress_errors = True
     try:
         return cast(torch.nn.Module, torch.compile(model))
     except Exception as exc:  # toolchain-dependent (no compiler, unsupported Python)
@@ -62,6 +74,75 @@ def _log_header(log: RunLog, spec: RunSpec) -> None:
     log.event(C.CACHE_CLEAR, True)
 
 
+@dataclass
+class Session:
+    """A workload set up on one rank: its model (compiled and/or DDP-wrapped), the unwrapped
+    model, the optimizer and the precision context."""
+
+    workload: Workload
+    model: torch.nn.Module
+    raw: torch.nn.Module
+    opt: torch.optim.Optimizer
+    autocast: Callable[[], contextlib.AbstractContextManager]
+    scaler: torch.amp.GradScaler | None
+
+    def step(self, batch: Batch) -> None:
+        """One optimizer step on ``batch``."""
+        with self.autocast():
+            loss = self.workload.loss(self.model, batch)
+        self.opt.zero_grad(set_to_none=True)
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        else:
+            loss.backward()
+            self.opt.step()
+
+
+def wants_compile(params: dict, precision: str) -> bool:
+    """``params['compile']``: true, or the list of precisions under which to compile."""
+    flag = params.get("compile", False)
+    return precision in flag if isinstance(flag, list) else bool(flag)
+
+
+def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session:
+    """Build the workload, its model and optimizer on ``device`` for ``spec``."""
+    amp = setup_precision(spec.precision, device)
+    # where every step has the same shapes, cuDNN may time its algorithms once and keep the
+    # fastest (Mask R-CNN's heads see new shapes every step: there it would time them all)
+    torch.backends.cudnn.benchmark = bool(spec.params.get("cudnn_benchmark", False))
+    torch.manual_seed(spec.seed)
+    ctx = RunContext(
+        device=device,
+        rank=rank,
+        world=world,
+        seed=spec.seed,
+        data_root=spec.data_root,
+        channels_last=device.type == "cuda",
+    )
+    workload = workload_class(spec.benchmark)(spec.params, spec.scale, ctx)
+    model = workload.build_model().to(device)
+    if ctx.channels_last and workload.convolutional:
+        model = model.to(memory_format=torch.channels_last)
+    raw = model
+    if wants_compile(spec.params, spec.precision):
+        model = compile_model(model)
+    if world > 1:
+        ids = [device.index] if device.type == "cuda" else None
+        model = torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=ids, **spec.params.get("ddp", {})
+        )
+    opt = workload.make_optimizer(model)
+    scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
+    autocast = (
+        (lambda: torch.autocast(device.type, dtype=amp))
+        if amp is not None
+        else contextlib.nullcontext
+    )
+    return Session(workload, model, raw, opt, autocast, scaler)
+
+
 def train(
     spec: RunSpec,
     rank: int = 0,
@@ -69,115 +150,38 @@ def train(
     device: torch.device | None = None,
     progress: Progress | None = None,
 ) -> str:
-    """Run ``spec`` on this rank; rank 0 writes the log. Returns the run_stop status."""
+    """Run ``spec`` on this rank; rank 0 writes the log. Returns the run_stop status.
+
+    At the ``throughput`` scale the run measures samples/s over timed windows
+    (:func:`measure`); at the other scales it trains to the quality target (:func:`converge`).
+    """
     device = device or torch.device("cpu")
     torch.set_num_threads(max(1, spec.threads))
     log = RunLog(spec.log_path) if rank == 0 else None
     status = "aborted"
     started = False
+    throughput = spec.scale == "throughput"
     try:
         if log:
             _log_header(log, spec)
             log.start(C.INIT_START)
-        amp = setup_precision(spec.precision, device)
-        torch.manual_seed(spec.seed)
-        ctx = RunContext(
-            device=device,
-            rank=rank,
-            world=world,
-            seed=spec.seed,
-            data_root=spec.data_root,
-            channels_last=device.type == "cuda",
-        )
-        cls = workload_class(spec.benchmark)
-        workload = cls(spec.params, spec.scale, ctx)
-        model = workload.build_model().to(device)
-        if ctx.channels_last and workload.convolutional:
-            model = model.to(memory_format=torch.channels_last)
-        raw = model
-        if spec.params.get("compile"):
-            model = compile_model(model)
-        if world > 1:
-            ids = [device.index] if device.type == "cuda" else None
-            model = torch.nn.parallel.DistributedDataParallel(
-                model, device_ids=ids, **spec.params.get("ddp", {})
-            )
-        opt = workload.make_optimizer(model)
-        base_lr = [g["lr"] for g in opt.param_groups]
-        scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
-        autocast = (
-            (lambda: torch.autocast(device.type, dtype=amp))
-            if amp is not None
-            else contextlib.nullcontext
-        )
+        sess = setup(spec, rank, world, device)
         if log:
-            log.event(C.GLOBAL_BATCH_SIZE, workload.global_batch_size)
+            log.event(C.GLOBAL_BATCH_SIZE, sess.workload.global_batch_size)
             log.event(C.SEED, spec.seed)
-            log.event(C.EVAL_SAMPLES, workload.eval_size())
+            if not throughput:
+                log.event(C.EVAL_SAMPLES, sess.workload.eval_size())
             log.end(C.INIT_STOP)
             log.start(C.RUN_START)
-            log.event(EVAL_TARGET, float(spec.target))
-            kept = workload.fp32_operations(spec.precision)
-            log.event(
-                COLLECTOR_RUN, spec.collector_run() | ({"fp32_operations": kept} if kept else {})
-            )
+            if not throughput:
+                log.event(EVAL_TARGET, float(spec.target))
+                kept = sess.workload.fp32_operations(spec.precision)
+                extra = {"fp32_operations": kept} if kept else {}
+                log.event(COLLECTOR_RUN, spec.collector_run() | extra)
         started = True
-        step = 0
         status = "failed"
-        for epoch in range(1, spec.max_epochs + 1):
-            if log:
-                log.start(C.EPOCH_START, metadata={"epoch_num": epoch})
-            _sync(device)
-            t0 = time.perf_counter()
-            samples = 0
-            for batch in workload.train_batches(epoch):
-                f = workload.lr_factor(step)
-                for g, lr in zip(opt.param_groups, base_lr, strict=True):
-                    g["lr"] = lr * f
-                with autocast():
-                    loss = workload.loss(model, batch)
-                opt.zero_grad(set_to_none=True)
-                if scaler is not None:
-                    scaler.scale(loss).backward()
-                    scaler.step(opt)
-                    scaler.update()
-                else:
-                    loss.backward()
-                    opt.step()
-                samples += workload.batch_samples(batch)
-                step += 1
-            _sync(device)
-            dt = time.perf_counter() - t0
-            throughput = samples * world / dt if dt > 0 else 0.0
-            if log:
-                if epoch == 1:
-                    log.event(C.TRAIN_SAMPLES, samples * world)
-                log.event(TRACKED_STATS, {"throughput": throughput}, {"epoch_num": epoch})
-                log.end(C.EPOCH_STOP, metadata={"epoch_num": epoch})
-            if progress and rank == 0:
-                progress("epoch", epoch, throughput)
-            if epoch % spec.eval_every and epoch != spec.max_epochs:
-                continue
-            if log:
-                log.start(C.EVAL_START, metadata={"epoch_num": epoch})
-            reached = torch.zeros(2, dtype=torch.float64, device=device)
-            if rank == 0:
-                with autocast():
-                    quality = float(workload.evaluate(raw))
-                reached[0] = quality
-                reached[1] = float(workload.target_reached(quality, spec.target))
-            if world > 1:
-                dist.broadcast(reached, 0)
-            quality = float(reached[0])
-            if log:
-                meta = {"epoch_num": epoch, **workload.eval_metadata()}
-                log.event(C.EVAL_ACCURACY, quality, meta)
-                log.end(C.EVAL_STOP, metadata={"epoch_num": epoch})
-            if progress and rank == 0:
-                progress("eval", epoch, quality)
-            if reached[1] > 0:
-                status = "success"
-                break
+        run = measure if throughput else converge
+        status = run(spec, sess, log, rank, world, device, progress)
     except BaseException:
         status = "aborted"
         raise
@@ -191,10 +195,134 @@ def train(
     return status
 
 
+def converge(
+    spec: RunSpec,
+    sess: Session,
+    log: RunLog | None,
+    rank: int,
+    world: int,
+    device: torch.device,
+    progress: Progress | None,
+) -> str:
+    """Train epoch by epoch until the quality target or ``max_epochs``; success or failed."""
+    workload, opt = sess.workload, sess.opt
+    base_lr = [g["lr"] for g in opt.param_groups]
+    step = 0
+    for epoch in range(1, spec.max_epochs + 1):
+        if log:
+            log.start(C.EPOCH_START, metadata={"epoch_num": epoch})
+        _sync(device)
+        t0 = time.perf_counter()
+        samples = 0
+        for batch in workload.train_batches(epoch):
+            f = workload.lr_factor(step)
+            for g, lr in zip(opt.param_groups, base_lr, strict=True):
+                g["lr"] = lr * f
+            sess.step(batch)
+            samples += workload.batch_samples(batch)
+            step += 1
+        _sync(device)
+        dt = time.perf_counter() - t0
+        throughput = samples * world / dt if dt > 0 else 0.0
+        if log:
+            if epoch == 1:
+                log.event(C.TRAIN_SAMPLES, samples * world)
+            log.event(TRACKED_STATS, {"throughput": throughput}, {"epoch_num": epoch})
+            log.end(C.EPOCH_STOP, metadata={"epoch_num": epoch})
+        if progress and rank == 0:
+            progress("epoch", epoch, throughput)
+        if epoch % spec.eval_every and epoch != spec.max_epochs:
+            continue
+        if log:
+            log.start(C.EVAL_START, metadata={"epoch_num": epoch})
+        reached = torch.zeros(2, dtype=torch.float64, device=device)
+        if rank == 0:
+            with sess.autocast():
+                quality = float(workload.evaluate(sess.raw))
+            reached[0] = quality
+            reached[1] = float(workload.target_reached(quality, spec.target))
+        if world > 1:
+            dist.broadcast(reached, 0)
+        quality = float(reached[0])
+        if log:
+            meta = {"epoch_num": epoch, **workload.eval_metadata()}
+            log.event(C.EVAL_ACCURACY, quality, meta)
+            log.end(C.EVAL_STOP, metadata={"epoch_num": epoch})
+        if progress and rank == 0:
+            progress("eval", epoch, quality)
+        if reached[1] > 0:
+            return "success"
+    return "failed"
+
+
+def step_flops(sess: Session, batch: Batch) -> int:
+    """Floating-point operations of one forward and backward pass on ``batch``, counted by
+    torch's FLOP counter on the unwrapped, eager model (matrix products and convolutions;
+    custom kernels such as RoIAlign are not counted). Leaves no gradients behind."""
+    counter = FlopCounterMode(display=False)
+    with counter, sess.autocast():
+        sess.workload.loss(sess.raw, batch).backward()
+    sess.opt.zero_grad(set_to_none=True)
+    return int(counter.get_total_flops())
+
+
+def measure(
+    spec: RunSpec,
+    sess: Session,
+    log: RunLog | None,
+    rank: int,
+    world: int,
+    device: torch.device,
+    progress: Progress | None,
+) -> str:
+    """Compute throughput on one device-resident synthetic batch (data loading not included):
+    ``warmup_steps`` untimed steps, then ``max_epochs`` windows of ``window_steps`` steps, each
+    synchronised and logged as ``tracked_stats`` (samples/s over all ranks, step time)."""
+    batch = next(iter(sess.workload.train_batches(1)))
+    samples = sess.workload.batch_samples(batch) * world
+    flops = step_flops(sess, batch)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    t0 = time.perf_counter()
+    for _ in range(spec.warmup_steps):
+        sess.step(batch)
+    _sync(device)
+    warm_s = time.perf_counter() - t0
+    if log:
+        log.event(C.TRAIN_SAMPLES, samples * spec.window_steps * spec.max_epochs)
+        facts = {
+            "measures": THROUGHPUT_LABEL,
+            "warmup_steps": spec.warmup_steps,
+            "warmup_s": round(warm_s, 3),
+            "window_steps": spec.window_steps,
+            "windows": spec.max_epochs,
+            "step_flops_per_accelerator": flops,
+            "compiled": wants_compile(spec.params, spec.precision),
+        }
+        if device.type == "cuda":
+            facts["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(device) / 2**30, 3)
+        log.event(COLLECTOR_RUN, spec.collector_run() | {"throughput": facts})
+    for window in range(1, spec.max_epochs + 1):
+        if log:
+            log.start(C.EPOCH_START, metadata={"epoch_num": window})
+        _sync(device)
+        t0 = time.perf_counter()
+        for _ in range(spec.window_steps):
+            sess.step(batch)
+        _sync(device)
+        dt = time.perf_counter() - t0
+        rate = samples * spec.window_steps / dt if dt > 0 else 0.0
+        if log:
+            value = {"throughput": rate, "step_time_ms": 1000 * dt / spec.window_steps}
+            log.event(TRACKED_STATS, value, {"epoch_num": window})
+            log.end(C.EPOCH_STOP, metadata={"epoch_num": window})
+        if progress and rank == 0:
+            progress("window", window, rate)
+    return "success"
+
+
 def worker(rank: int, spec: RunSpec, world: int, port: int) -> None:
     """Entry point of one spawned data-parallel process (NCCL on GPUs, gloo on CPU)."""
-    from collector.run.signals import raise_on_sigterm
-
     raise_on_sigterm()
     os.environ.update(spec.env)
     cuda = spec.accelerators > 0

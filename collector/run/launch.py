@@ -13,6 +13,7 @@ import ipaddress
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 
 from collector.errors import RunError
-from collector.run.plan import Machine, Options, default_out, plan_runs
+from collector.run.plan import Machine, Options, default_out, ingest_results, plan_runs
 from collector.run.suite import load_suite
 from collector.run.sysinfo import hostname
 
@@ -75,8 +76,6 @@ def endpoint(opts: Options) -> str:
         return opts.rdzv_endpoint
     if opts.nodes == 1:
         return f"127.0.0.1:{DEFAULT_PORT}"
-    import socket
-
     return f"{socket.getfqdn()}:{DEFAULT_PORT}"
 
 
@@ -199,12 +198,6 @@ def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _ingest(out: Path, store: Path | None, console: Console) -> None:
-    from collector.run.runner import ingest_results
-
-    ingest_results(out, store, console)
-
-
 def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
     """Print (dry run) or run the torchrun commands; node rank 0 ingests when all succeeded.
 
@@ -232,7 +225,7 @@ def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
         codes = [p.wait() for p in procs]  # torchrun forwards the interrupt to its workers
     result.returncode = next((c for c in codes if c), 0)
     if result.returncode == 0 and opts.node_rank in (None, 0) and opts.ingest:
-        _ingest(out, opts.store, console)
+        ingest_results(out, opts.store, console)
     return result
 
 

@@ -30,7 +30,8 @@ from collector.run.plan import Machine, Options, plan_runs, run_finished
 from collector.run.procs import process_group
 from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
-from collector.run.sysinfo import NCCL_ENV, describe_system, node_facts
+from collector.run.sysinfo import NCCL_ENV
+from collector.run.system import describe_system, node_facts
 from collector.run.telemetry import Telemetry
 
 

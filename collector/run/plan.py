@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
+from rich.console import Console
+
 from collector.errors import RunError
+from collector.ingest.pipeline import ingest
 from collector.run.spec import INTERCONNECTS, PRECISIONS, RunSpec
 from collector.run.suite import SCALES, Suite, load_suite
-from collector.run.sysinfo import NCCL_ENV, accel_short, config_name, cpu_model, hostname
+from collector.run.sysinfo import (
+    NCCL_ENV,
+    accel_short,
+    config_name,
+    cpu_model,
+    hostname,
+    visible_gpus,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,12 +38,8 @@ class Machine:
 
     @classmethod
     def detect(cls) -> Machine:
-        """Probe this host (GPUs through torch.cuda)."""
-        import torch
-
-        names: tuple[str, ...] = ()
-        if torch.cuda.is_available():
-            names = tuple(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        """Probe this host (GPUs through NVML, as ``CUDA_VISIBLE_DEVICES`` shows them)."""
+        names = tuple(g["name"] for g in visible_gpus())
         try:
             cores = len(os.sched_getaffinity(0))
         except AttributeError:
@@ -62,6 +70,18 @@ class Options:
     node_rank: int | None = None
     rdzv_endpoint: str | None = None
     sbatch_args: list[str] = field(default_factory=list)
+    # throughput scale: overrides of the suite's steps and batch (short runs, tests)
+    steps: int | None = None  # steps per timed window
+    warmup: int | None = None  # untimed steps
+    batch: int | None = None  # samples per accelerator
+
+
+def framework() -> str:
+    """``PyTorch <version>`` as installed (read without importing torch)."""
+    try:
+        return f"PyTorch {metadata.version('torch')}"
+    except metadata.PackageNotFoundError:
+        return "PyTorch"
 
 
 def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
@@ -78,14 +98,13 @@ def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
 
 
 def default_out(machine: Machine) -> Path:
-    """``runs/local/<hostname>`` under the repository root."""
-    return REPO_ROOT / "runs" / "local" / machine.host
+    """``.collector/runs/<hostname>`` under the current directory (git ignores `.collector`,
+    so a run leaves the checkout clean)."""
+    return Path.cwd() / ".collector" / "runs" / machine.host
 
 
 def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> list[RunSpec]:
     """Every run the options ask for, in execution order (config, benchmark, repeat)."""
-    import torch
-
     suite = suite or load_suite(opts.suite)
     on_gpu = bool(machine.gpu_names)
     scale = opts.scale if opts.scale != "auto" else ("small" if on_gpu else "tiny")
@@ -117,6 +136,13 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
         raise RunError(f"--nodes must be >= 1, got {opts.nodes}")
     if opts.repeats is not None and opts.repeats < 1:
         raise RunError("--repeats must be >= 1")
+    for name, v in (("--steps", opts.steps), ("--batch-size", opts.batch)):
+        if v is not None and v < 1:
+            raise RunError(f"{name} must be >= 1, got {v}")
+    if opts.warmup is not None and opts.warmup < 0:
+        raise RunError(f"--warmup must be >= 0, got {opts.warmup}")
+    if scale != "throughput" and (opts.steps or opts.warmup is not None or opts.batch):
+        raise RunError("--steps, --warmup and --batch-size apply to --scale throughput only")
     if scale == "full" and opts.data_root is None:
         raise RunError("--scale full needs --data-root")
     out = opts.out or default_out(machine)
@@ -132,6 +158,9 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
                 for bench in names:
                     b = suite.benchmarks[bench]
                     s = b.scales[scale]
+                    params = s.params
+                    if opts.batch:
+                        params = {**params, "batch_size": opts.batch}
                     n = opts.repeats or s.runs
                     for i in range(n):
                         specs.append(
@@ -152,14 +181,16 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
                                 target=s.target,
                                 max_epochs=s.max_epochs,
                                 eval_every=s.eval_every,
-                                params=s.params,
+                                params=params,
                                 log_path=out / "results" / config / bench / f"result_{i}.txt",
                                 org=machine.host,
                                 threads=threads_per_worker(machine.cores, g, on_gpu),
                                 data_root=opts.data_root,
-                                framework=f"PyTorch {torch.__version__}",
+                                framework=framework(),
                                 env=env,
                                 nodes=opts.nodes,
+                                warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,
+                                window_steps=opts.steps or s.window_steps,
                             )
                         )
     return specs
@@ -184,13 +215,28 @@ def run_finished(log: Path) -> str | None:
     return None
 
 
+def last_eval_epoch(log: Path) -> int | None:
+    """The ``epoch_num`` of the last ``eval_accuracy`` in ``log`` (None without one)."""
+    if not log.is_file():
+        return None
+    epoch = None
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if '"eval_accuracy"' not in line or not line.startswith(":::MLLOG "):
+            continue
+        with contextlib.suppress(json.JSONDecodeError, AttributeError):
+            found = (json.loads(line[len(":::MLLOG ") :]).get("metadata") or {}).get("epoch_num")
+            epoch = int(found) if found is not None else epoch
+    return epoch
+
+
 def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]:
     """The dry-run plan: one line per run.
 
     Format: ``<k>/<N> <config> <benchmark> scale=<s> repeat=<i>/<n> workers=<w>
     precision=<p> interconnect=<ic> target=<t> <path relative to out>`` followed by ``done``
     or ``todo`` when resuming; multi-node runs add ``nodes=<n>`` after ``workers``
-    (workers per node).
+    (workers per node). At ``throughput`` ``steps=<warm-up>+<windows>x<steps>`` replaces
+    the target.
     """
     lines = []
     for k, s in enumerate(specs, 1):
@@ -203,9 +249,21 @@ def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]
             f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} "
             + (f"nodes={s.nodes} " if s.nodes > 1 else "")
             + f"precision={s.precision} "
-            f"interconnect={s.interconnect} target={s.target:g} {rel.as_posix()}"
+            f"interconnect={s.interconnect} {_goal(s)} {rel.as_posix()}"
         )
         if resume:
             line += " done" if run_finished(s.log_path) else " todo"
         lines.append(line)
     return lines
+
+
+def ingest_results(out: Path, store: Path | None, console: Console) -> None:
+    """Ingest the results folder ``out`` into the store (the default store when None)."""
+    ingest([out], store=store)
+    console.print(f"ingested {out}")
+
+
+def _goal(spec: RunSpec) -> str:
+    if spec.scale == "throughput":
+        return f"steps={spec.warmup_steps}+{spec.max_epochs}x{spec.window_steps}"
+    return f"target={spec.target:g}"

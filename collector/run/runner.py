@@ -6,10 +6,12 @@ import contextlib
 import gc
 import json
 import os
+import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.multiprocessing as mp
@@ -18,11 +20,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from collector.run import engine
 from collector.run.ceilings import ensure_ceilings
-from collector.run.plan import Machine, Options, default_out, describe, plan_runs, run_finished
+from collector.run.engine import THROUGHPUT_LABEL
+from collector.run.plan import (
+    Machine,
+    Options,
+    default_out,
+    describe,
+    ingest_results,
+    last_eval_epoch,
+    plan_runs,
+    run_finished,
+)
 from collector.run.procs import free_port, scoped_env
 from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
-from collector.run.sysinfo import describe_system
+from collector.run.suite import Suite
+from collector.run.system import describe_system
 from collector.run.telemetry import Telemetry
 
 
@@ -131,12 +144,16 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def run_suite(
-    opts: Options, machine: Machine | None = None, console: Console | None = None
+    opts: Options,
+    machine: Machine | None = None,
+    console: Console | None = None,
+    suite: Suite | None = None,
 ) -> SuiteResult:
-    """Plan and run the suite; the Python API behind ``collector run``."""
+    """Plan and run the suite (``opts.suite`` unless ``suite`` is given); the Python API
+    behind ``collector run``."""
     console = console or Console()
     machine = machine or Machine.detect()
-    specs = plan_runs(opts, machine)
+    specs = plan_runs(opts, machine, suite)
     out = opts.out or default_out(machine)
     result = SuiteResult(out=out, plan=describe(specs, out, opts.resume))
     if opts.dry_run:
@@ -147,8 +164,8 @@ def run_suite(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(),
+        TextColumn("{task.fields[info]}"),
     )
     with Progress(*columns, console=console, transient=False) as bars:
         suite_bar = bars.add_task(
@@ -168,16 +185,19 @@ def run_suite(
                 result.results.append(RunResult(spec, f"skipped-{done}", 0.0))
                 bars.advance(suite_bar)
                 continue
-            bars.reset(epoch_bar, total=spec.max_epochs, description="epoch", info="")
+            unit = "window" if spec.scale == "throughput" else "epoch"
+            bars.reset(epoch_bar, total=spec.max_epochs, description=unit, info="")
+            rates: list[float] = []
 
-            def progress(kind: str, epoch: int, value: float, _spec: RunSpec = spec) -> None:
-                if kind == "epoch":
-                    bars.update(epoch_bar, completed=epoch, info=f"{value:,.0f} samples/s")
-                else:
-                    bars.update(
-                        epoch_bar,
-                        info=f"{_spec.quality_metric} {value:.4g} (target {_spec.target:g})",
-                    )
+            def progress(
+                kind: str, epoch: int, value: float, _spec: RunSpec = spec, _rates: list = rates
+            ) -> None:
+                if kind == "eval":
+                    info = f"{_spec.quality_metric} {value:.4g} (target {_spec.target:g})"
+                    bars.update(epoch_bar, info=info)
+                    return
+                _rates.append(value)
+                bars.update(epoch_bar, completed=epoch, info=f"{value:,.0f} samples/s")
 
             t0 = time.perf_counter()
             try:
@@ -192,6 +212,7 @@ def run_suite(
                 console.print(f"[red]{spec.benchmark} run {spec.repeat} crashed:[/red] {exc!r}")
                 status = "aborted"
             result.results.append(RunResult(spec, status, time.perf_counter() - t0))
+            bars.update(epoch_bar, **outcome(spec, status, rates))
             bars.advance(suite_bar)
             bars.update(bench_bar, completed=spec.repeat + 1)
     if result.interrupted:
@@ -204,12 +225,15 @@ def run_suite(
     return result
 
 
-def ingest_results(out: Path, store: Path | None, console: Console) -> None:
-    """Hand the results folder to the store's ingest (skipped with a note if unavailable)."""
-    try:
-        from collector.ingest.pipeline import ingest
-    except ImportError as exc:
-        console.print(f"note: results not ingested ({exc}); run `collector ingest {out}`")
-        return
-    ingest([out], store=store)
-    console.print(f"ingested {out}")
+def outcome(spec: RunSpec, status: str, rates: list[float]) -> dict[str, Any]:
+    """How a finished run's progress line ends: the epoch that reached the target (the bar
+    then ends there, not part-way to ``max_epochs``), the median of a throughput run's
+    windows, or the run's status."""
+    if status == "success" and spec.scale == "throughput" and rates:
+        return {"info": f"median {statistics.median(rates):,.0f} samples/s ({THROUGHPUT_LABEL})"}
+    epoch = last_eval_epoch(spec.log_path)
+    if status == "success" and epoch is not None:
+        return {"total": epoch, "completed": epoch, "info": f"reached target at epoch {epoch}"}
+    if status == "failed":
+        return {"info": f"target not reached in {spec.max_epochs} epochs"}
+    return {"info": status}

@@ -40,6 +40,8 @@ class RunSpec:
     framework: str = ""
     env: dict[str, str] = field(default_factory=dict)
     nodes: int = 1
+    warmup_steps: int = 0  # throughput scale: untimed steps before the windows
+    window_steps: int = 0  # throughput scale: steps per timed window (max_epochs windows)
 
     @property
     def world(self) -> int:
@@ -59,8 +61,8 @@ class RunSpec:
 
     @property
     def status(self) -> str:
-        """``submission_status``: ``proxy-<scale>``, or ``full``."""
-        return "full" if self.scale == "full" else f"proxy-{self.scale}"
+        """``submission_status``: ``full``, ``throughput``, or ``proxy-<scale>``."""
+        return self.scale if self.scale in ("full", "throughput") else f"proxy-{self.scale}"
 
     @property
     def telemetry_path(self) -> Path:

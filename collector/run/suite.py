@@ -11,18 +11,26 @@ import yaml
 from collector.errors import RunError
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
-SCALES = ("tiny", "small", "full")
+SCALES = ("tiny", "small", "full", "throughput")
+#: the benchmarks a suite may name (each has a workload in collector.run.workloads)
+BENCHMARKS = ("resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo")
 
 
 @dataclass(frozen=True)
 class ScaleSpec:
-    """One benchmark at one scale."""
+    """One benchmark at one scale.
+
+    At ``throughput`` there is no target: ``warmup_steps`` untimed steps, then ``max_epochs``
+    timed windows of ``window_steps`` steps each (``eval_every`` equals ``max_epochs``).
+    """
 
     target: float
     max_epochs: int
     eval_every: int
     runs: int
     params: dict[str, Any]
+    warmup_steps: int = 0
+    window_steps: int = 0
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,6 @@ def _need(d: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
 
 def parse_suite(data: Any, path: Path) -> Suite:
     """Validate a parsed suite document; raises :class:`RunError` naming the bad field."""
-    from collector.run.workloads import BENCHMARKS
-
     where = str(path)
     name = str(_need(data, "suite", (str, float, int), where))
     scales = _need(data, "scales", list, where)
@@ -74,24 +80,31 @@ def parse_suite(data: Any, path: Path) -> Suite:
         runs = _need(b, "runs", dict, w)
         specs = {}
         for scale in SCALES:
-            s = _need(b, scale, dict, w)
-            ws = f"{w}.{scale}"
-            n_runs = _need(runs, scale, int, f"{w}.runs")
-            epochs = _need(s, "max_epochs", int, ws)
-            every = _need(s, "eval_every", int, ws)
-            params = _need(s, "params", dict, ws)
-            if n_runs < 1 or epochs < 1 or every < 1:
-                raise RunError(f"{ws}: runs, max_epochs and eval_every must be >= 1")
-            bs = _need(params, "batch_size", int, f"{ws}.params")
-            if bs < 1:
-                raise RunError(f"{ws}.params.batch_size: must be >= 1")
-            specs[scale] = ScaleSpec(
-                float(_need(s, "target", (int, float), ws)), epochs, every, n_runs, params
-            )
+            specs[scale] = _scale(b, scale, _need(runs, scale, int, f"{w}.runs"), f"{w}.{scale}")
         benches[bname] = BenchmarkSpec(
             bname, str(_need(b, "model", str, w)), _need(b, "quality_metric", str, w), specs
         )
     return Suite(name, benches, path)
+
+
+def _scale(bench: dict[str, Any], scale: str, n_runs: int, where: str) -> ScaleSpec:
+    s = _need(bench, scale, dict, where.rpartition(".")[0])
+    params = _need(s, "params", dict, where)
+    bs = _need(params, "batch_size", int, f"{where}.params")
+    if bs < 1:
+        raise RunError(f"{where}.params.batch_size: must be >= 1")
+    if scale == "throughput":
+        warmup = _need(s, "warmup_steps", int, where)
+        windows = _need(s, "windows", int, where)
+        steps = _need(s, "window_steps", int, where)
+        if n_runs < 1 or warmup < 0 or windows < 1 or steps < 1:
+            raise RunError(f"{where}: runs, windows and window_steps must be >= 1, warmup >= 0")
+        return ScaleSpec(0.0, windows, windows, n_runs, params, warmup, steps)
+    epochs = _need(s, "max_epochs", int, where)
+    every = _need(s, "eval_every", int, where)
+    if n_runs < 1 or epochs < 1 or every < 1:
+        raise RunError(f"{where}: runs, max_epochs and eval_every must be >= 1")
+    return ScaleSpec(float(_need(s, "target", (int, float), where)), epochs, every, n_runs, params)
 
 
 def load_suite(name_or_path: str) -> Suite:

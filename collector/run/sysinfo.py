@@ -1,8 +1,8 @@
-"""System capture: the MLPerf v0.7-style system description JSON, plus a ``collector`` block.
+"""Torch-free probes of this host: names, CPU, GPUs through NVML, topology, fabric.
 
 GPU facts come from NVML (``pynvml``, from nvidia-ml-py) and ``nvidia-smi topo -m``; host facts
-from psutil and /proc. Everything degrades gracefully: on a machine without GPUs the description
-says 0 accelerators and the GPU fields are empty.
+from /proc and /sys. Everything degrades gracefully: on a machine without GPUs the probes return
+empty lists. :mod:`collector.run.system` assembles them into a run's system description.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import psutil
+import pynvml
 
 NCCL_ENV = {
     # NVLink SHARP / multicast stays off on every NCCL job.
@@ -50,10 +50,9 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _nvml() -> Any:
+def nvml() -> Any:
+    """The initialised NVML module, or None without an NVIDIA driver."""
     try:
-        import pynvml
-
         pynvml.nvmlInit()
         return pynvml
     except Exception:  # no driver, no library, no GPU
@@ -62,7 +61,7 @@ def _nvml() -> Any:
 
 def gpus() -> list[dict[str, Any]]:
     """Per GPU: name, memory (MiB), power limit (W), via NVML; empty without NVIDIA GPUs."""
-    nv = _nvml()
+    nv = nvml()
     if nv is None:
         return []
     out = []
@@ -78,6 +77,19 @@ def gpus() -> list[dict[str, Any]]:
             info["power_limit_w"] = nv.nvmlDeviceGetEnforcedPowerLimit(h) / 1000
         out.append(info)
     return out
+
+
+def visible_gpus() -> list[dict[str, Any]]:
+    """:func:`gpus` restricted to ``CUDA_VISIBLE_DEVICES`` (by index) where it is set."""
+    found = gpus()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return found
+    ids = [v.strip() for v in visible.split(",") if v.strip()]
+    if not all(v.isdigit() for v in ids):  # UUIDs, or "-1": keep what CUDA would show by count
+        return found if not ids or ids[0] != "-1" else []
+    by_index = {g["index"]: g for g in found}
+    return [by_index[int(v)] for v in ids if int(v) in by_index]
 
 
 def accel_short(name: str) -> str:
@@ -135,36 +147,14 @@ def parse_topology(text: str) -> dict[str, Any]:
     return {"gpus": cols, "matrix": [rows[c] for c in cols if c in rows]}
 
 
-def _run(cmd: list[str]) -> str:
+def run_command(cmd: list[str]) -> str:
+    """A command's stdout; empty when it is missing, fails to start or times out."""
     if not shutil.which(cmd[0]):
         return ""
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
-
-
-def p2p_matrix(n: int) -> list[list[bool]]:
-    """``torch.cuda.can_device_access_peer`` for each GPU pair."""
-    import torch
-
-    return [[i == j or torch.cuda.can_device_access_peer(i, j) for j in range(n)] for i in range(n)]
-
-
-def versions() -> dict[str, Any]:
-    """torch, CUDA, cuDNN, NCCL and driver versions (None where absent)."""
-    import torch
-
-    v: dict[str, Any] = {"torch": torch.__version__, "cuda": torch.version.cuda}
-    v["cudnn"] = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    nccl = None
-    with contextlib.suppress(Exception):
-        nccl = ".".join(map(str, torch.cuda.nccl.version())) if torch.cuda.is_available() else None
-    v["nccl"] = nccl
-    nv = _nvml()
-    drv = nv.nvmlSystemGetDriverVersion() if nv else None
-    v["driver"] = drv.decode() if isinstance(drv, bytes) else drv
-    return v
 
 
 def _read(path: Path) -> str:
@@ -213,73 +203,3 @@ def fabric(sys_root: Path = Path("/sys")) -> dict[str, Any]:
         for n in up
     )
     return {"kind": "ethernet" if nics else "none", "summary": summary, "interfaces": nics}
-
-
-def node_facts(workers: int) -> dict[str, Any]:
-    """What one node of a multi-node job contributes to the description: host, GPUs, fabric."""
-    import torch
-
-    gs = gpus()[:workers] if torch.cuda.is_available() else []
-    return {
-        "host": hostname(),
-        "cpu": cpu_model(),
-        "vcpus": psutil.cpu_count(logical=True),
-        "memory_gb": round(psutil.virtual_memory().total / 2**30),
-        "gpus": gs,
-        "fabric": fabric(),
-    }
-
-
-def describe_system(
-    config: str,
-    org: str,
-    workers: int,
-    precision: str,
-    interconnect: str,
-    nodes: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """The system description for one configuration (MLPerf v0.7 field names).
-
-    ``nodes`` (from :func:`node_facts`, one per node) describes a multi-node job: the count
-    goes to ``number_of_nodes``, the first node's fabric to ``host_networking``, and the list
-    to ``collector.nodes``. Without it the description is of this host alone.
-    """
-    import torch
-
-    gs = gpus()[:workers] if torch.cuda.is_available() else []
-    ver = versions()
-    mem = psutil.virtual_memory().total
-    accel = gs[0]["name"] if gs else ""
-    topo = parse_topology(_run(["nvidia-smi", "topo", "-m"])) if gs else {"gpus": [], "matrix": []}
-    return {
-        "submitter": org,
-        "division": "local",
-        "status": "local",
-        "system_name": config,
-        "number_of_nodes": len(nodes) if nodes else 1,
-        "host_processors_per_node": 1,
-        "host_processor_model_name": cpu_model(),
-        "host_processor_core_count": psutil.cpu_count(logical=False) or os.cpu_count(),
-        "host_processor_vcpu_count": psutil.cpu_count(logical=True),
-        "host_memory_capacity": f"{mem / 2**30:.0f} GB",
-        "host_storage_type": "",
-        "host_networking": nodes[0]["fabric"]["summary"] if nodes else "",
-        "accelerators_per_node": len(gs),
-        "accelerator_model_name": accel,
-        "accelerator_memory_capacity": f"{gs[0]['memory_mib'] / 1024:.0f} GB" if gs else "",
-        "accelerator_interconnect": link_class(topo) if gs else "none",
-        "framework": f"PyTorch {torch.__version__}",
-        "operating_system": f"{platform.system()} {platform.release()}",
-        "sw_notes": "",
-        "collector": {
-            "precision": precision,
-            "workers": workers,
-            "topology": topo,
-            "p2p": p2p_matrix(len(gs)) if len(gs) > 1 else [],
-            "power_limit_w": [g.get("power_limit_w") for g in gs],
-            "gpus": gs,
-            "versions": ver,
-            "interconnect_env": NCCL_ENV[interconnect] if gs else {},
-            **({"nodes": nodes} if nodes else {}),
-        },
-    }

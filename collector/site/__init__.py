@@ -1,9 +1,10 @@
 """The static website: derived tables rendered into Markdown pages, charts and downloads.
 
-`generate` renders in memory, `write` puts the result under site_src/, `check` says whether
-what is there is current.
+`generate` renders in memory; `write` puts the result, with the static sources, into a docs
+folder (`.collector/site_src`, which git ignores) that MkDocs builds. `mkdocs build` and
+`mkdocs serve` do both through the hook in `collector.site.mkdocs_hook`.
 """
 
-from collector.site.build import Result, StaleSiteError, check, generate, write
+from collector.site.build import Result, generate, write
 
-__all__ = ["Result", "StaleSiteError", "check", "generate", "write"]
+__all__ = ["Result", "generate", "write"]

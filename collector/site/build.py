@@ -1,4 +1,5 @@
-"""Build the generated pages, charts and downloads; write them or check they are current."""
+"""Build the generated pages, charts and downloads, and write them with the static sources
+into one docs folder for MkDocs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import vl_convert
 
-from collector.errors import CollectorError
+from collector.site import charts
 from collector.site.data import SiteData, load
 from collector.site.model import ChartRef, Page
 from collector.site.pages import (
@@ -27,11 +28,7 @@ from collector.site.pages import (
 from collector.site.pages.common import benchmark_names
 from collector.site.render import render
 
-INDEX = ".generated.json"  # list of generated files, so stale ones can be removed
-
-
-class StaleSiteError(CollectorError):
-    """A generated file differs from what the store produces now."""
+INDEX = ".generated.json"  # list of the files written, so stale ones can be removed
 
 
 @dataclass(frozen=True)
@@ -80,39 +77,36 @@ def generate(store: str | Path | None = None) -> Result:
     return Result(data.snapshot, files, tuple(chart_list))
 
 
-def write(result: Result, out: Path) -> list[str]:
-    """Write the files and each chart's static SVG; remove files an earlier build made."""
+def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
+    """Write the docs folder `out`: the static sources under `static` (pages and assets kept
+    in the repository), the generated files and each chart's static SVG. Files an earlier
+    write made and this one does not are removed; unchanged files are not touched, so that
+    `mkdocs serve`, which watches the folder, sees no change when the data has none."""
     out.mkdir(parents=True, exist_ok=True)
     previous = _index(out)
-    svgs = _svgs(result.charts)
-    current = {**result.files, **svgs}
+    current = {**_static(static), **result.files, **_svgs(result.charts)}
     for rel in sorted(set(previous) - set(current)):
         (out / rel).unlink(missing_ok=True)
-    for rel, content in current.items():
+    for rel, content in {**current, INDEX: _listing(current)}.items():
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists() or target.read_bytes() != content:
             target.write_bytes(content)
-    (out / INDEX).write_text(json.dumps(sorted(current), indent=1) + "\n")
     return sorted(current)
 
 
-def check(result: Result, out: Path) -> None:
-    """Raise StaleSiteError naming the first generated file that is missing, changed or extra.
+def _static(folder: Path | None) -> dict[str, bytes]:
+    if folder is None:
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
-    Static SVGs are derived from the chart specs, which are compared; an SVG only has to exist.
-    """
-    for rel, content in sorted(result.files.items()):
-        target = out / rel
-        if not target.exists() or target.read_bytes() != content:
-            raise StaleSiteError(f"{target} is stale; run collector site")
-    wanted = set(result.files) | {f"charts/{c.chart_id}.svg" for c in result.charts}
-    for rel in sorted(wanted - set(result.files)):
-        if not (out / rel).exists():
-            raise StaleSiteError(f"{out / rel} is missing; run collector site")
-    for rel in sorted(set(_index(out)) - wanted):
-        if (out / rel).exists():
-            raise StaleSiteError(f"{out / rel} is no longer generated; run collector site")
+
+def _listing(files: dict[str, bytes]) -> bytes:
+    return (json.dumps(sorted(files), indent=1) + "\n").encode()
 
 
 def _index(out: Path) -> list[str]:
@@ -122,7 +116,8 @@ def _index(out: Path) -> list[str]:
 
 def _svgs(chart_list: tuple[ChartRef, ...]) -> dict[str, bytes]:
     def one(c: ChartRef) -> tuple[str, bytes]:
-        return f"charts/{c.chart_id}.svg", vl_convert.vegalite_to_svg(c.spec).encode()
+        svg = vl_convert.vegalite_to_svg(charts.at_width(c.spec, charts.STATIC_WIDTH))
+        return f"charts/{c.chart_id}.svg", svg.encode()
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(pool.map(one, chart_list))

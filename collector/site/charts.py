@@ -3,20 +3,42 @@
 Every chart states its evidence kind in its title, carries an accessible description
 (`description`, read out as the SVG's aria label), tooltips, error bars where the data has an
 interval, and a log-scale toggle where values span more than a factor of ten (on at first).
+
+Charts take the width of their column (`width: "container"`), from a 390 px phone to a
+desktop: the row labels of dot charts sit above their row, across the plot, and are cut at a
+word boundary to the width drawn (the full text is in the tooltip); titles are broken into
+lines. Value axes carry ticks at round numbers (1, 2, 5, 10 ...) and times read as durations
+("45 s", "3.2 min", "2.1 h").
 """
 
 from __future__ import annotations
 
+import json
+import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 
 Row = dict[str, Any]
-WIDTH = 560  # plot area of charts with a numeric y axis, px
-DOT_WIDTH = 400  # plot area beside LABEL_LIMIT_PX of row labels: together a desktop column
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
-LABEL_LIMIT_PX = 320  # row labels of dot charts (system, round, hardware; how measured)
+STATIC_WIDTH = 640  # px, the width of the static SVG drawn beside each chart
+ROW_STEP = 30  # px per row of a dot chart: a line of label above the dot and its range
+FIRST_ROWS = 25  # rows a dot chart shows before its 'all rows' box is ticked
+PLOT_HEIGHT = 260  # px, charts with a numeric y axis
+CHAR_PX = 6.3  # mean width of a label character at 11 px, to cut labels to the width drawn
+TITLE_CHARS = 40  # a title line, at most: fits a 390 px phone
+AXIS_TITLE_CHARS = 48
+MAX_TICKS = 6
+
+# Vega expressions that print a tick or tooltip value `v` (in the chart's unit).
+_MINUTES = (
+    "({v}) == 0 ? '0' : abs({v}) < 1 ? format(({v}) * 60, ',.{d}~r') + ' s'"
+    " : abs({v}) < 60 ? format({v}, ',.{d}~r') + ' min'"
+    " : format(({v}) / 60, ',.{d}~r') + ' h'"
+)
+_NUMBER = "format({v}, ',.{d}~r')"
 
 
 def _values(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
@@ -36,6 +58,100 @@ def log_first(rows: Sequence[Row], fields: Sequence[str]) -> bool:
     return not any(isinstance(r.get(f), int | float) and r[f] <= 0 for r in rows for f in fields)
 
 
+def at_width(spec: dict[str, Any], width: int) -> dict[str, Any]:
+    """A chart spec drawn at a fixed width (the static SVG), not the width of its column."""
+    return {**spec, "width": width}
+
+
+def value_text(expr: str, minutes: bool, digits: int = 2) -> str:
+    """A Vega expression printing the number `expr` as people write it: a duration for a
+    value in minutes ('45 s', '3.2 min', '2.1 h'), else with thousands separators."""
+    return (_MINUTES if minutes else _NUMBER).format(v=expr, d=digits)
+
+
+def _round_values(lo: float, hi: float, minutes: bool) -> list[float]:
+    """Round values to tick a log axis from lo to hi: 1, 2, 5 x 10^k (for minutes: 1, 2, 5,
+    10, 30 s and min, and 1, 2, 5 x 10^k h), thinned to decades (10 s, 1 min, 10 min, 1 h,
+    10 h ...) where that would crowd the axis; the first is at most lo, the last at least hi."""
+    if minutes:
+        fine = [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
+        fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
+        coarse = [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
+        below = [s / 60 for s in (0.001, 0.01, 0.1)]
+        fine, coarse = below + fine, below + coarse
+    else:
+        fine = [m * 10.0**k for k in range(-6, 10) for m in (1, 2, 5)]
+        coarse = [10.0**k for k in range(-6, 10)]
+    for candidates in (fine, coarse):
+        first = max([v for v in candidates if v <= lo] or candidates[:1])
+        last = min([v for v in candidates if v >= hi] or candidates[-1:])
+        ticks = [v for v in candidates if first <= v <= last]
+        if len(ticks) <= MAX_TICKS + 2:
+            return ticks
+    k = math.ceil(len(ticks) / (MAX_TICKS + 2))
+    return ticks[::k] + ticks[-1:] * bool((len(ticks) - 1) % k)
+
+
+def _step(span: float) -> float:
+    """A round step (1, 2, 5 x 10^k) giving at most MAX_TICKS - 1 intervals over span."""
+    raw = span / (MAX_TICKS - 1) if span > 0 else 1.0
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+
+
+def _linear_values(lo: float, hi: float, minutes: bool) -> list[float]:
+    """Round ticks from min(lo, 0) to max(hi, 0); for minutes, steps that are round in the
+    unit the largest value reads in (seconds, minutes or hours)."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    unit = 1.0
+    if minutes:
+        top = max(abs(lo), abs(hi))
+        unit = 1 / 60 if top < 2 else (60.0 if top >= 120 else 1.0)
+    step = _step((hi - lo) / unit) * unit
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [round(i * step, 12) for i in range(first, last + 1)]
+
+
+def _axis_scale(
+    rows: Sequence[Row], fields: Sequence[str], title: str, param: str | None, minutes: bool
+) -> tuple[alt.Axis, alt.Scale]:
+    """The axis and scale of a value axis: ticks at round values over the data, on the linear
+    axis and, where the chart has a log toggle `param`, on the log one (the plotted field is
+    then log10 of the value)."""
+    nums = [
+        float(r[f])
+        for r in rows
+        for f in fields
+        if isinstance(r.get(f), int | float) and r[f] == r[f]
+    ] or [0.0, 1.0]
+    linear = _linear_values(min(nums), max(nums), minutes)
+    lines = _lines(title, AXIS_TITLE_CHARS)
+    common = {"title": lines, "labelOverlap": "greedy", "labelFlush": True, "grid": True}
+    if param is None:
+        return (
+            alt.Axis(values=linear, labelExpr=value_text("datum.value", minutes), **common),
+            alt.Scale(domain=[linear[0], linear[-1]], nice=False, zero=False),
+        )
+    positive = [v for v in nums if v > 0] or [1.0]
+    logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
+    text = (
+        f"{param} ? {value_text('pow(10, datum.value)', minutes)}"
+        f" : {value_text('datum.value', minutes)}"
+    )
+    return (
+        alt.Axis(values=_switch(param, logs, linear), labelExpr=text, **common),
+        alt.Scale(
+            domain=_switch(param, [logs[0], logs[-1]], [linear[0], linear[-1]]),
+            nice=False,
+            zero=False,
+        ),
+    )
+
+
+def _switch(param: str, on: list[float], off: list[float]) -> alt.ExprRef:
+    return alt.ExprRef(f"{param} ? {json.dumps(on)} : {json.dumps(off)}")
+
+
 def _log_param(name: str, on: bool) -> alt.Parameter:
     return alt.param(name=name, value=on, bind=alt.binding_checkbox(name="log scale "))
 
@@ -52,17 +168,32 @@ def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.C
     return chart
 
 
-def _axis(title: str, param: str | None) -> alt.Axis:
-    if param is None:
-        return alt.Axis(title=title)
-    return alt.Axis(
-        title=title,
-        labelExpr=f"{param} ? format(pow(10, datum.value), '.3~g') : datum.label",
-    )
+def _texts(chart: alt.Chart, fields: Sequence[str], minutes: bool) -> alt.Chart:
+    """Add `<field>_text` columns: the value as the tooltip prints it."""
+    for f in fields:
+        expr = f"isValid(datum.{f}) ? {value_text(f'datum.{f}', minutes, 3)} : ''"
+        chart = chart.transform_calculate(**{f"{f}_text": expr})
+    return chart
 
 
-def _base(rows: Sequence[Row], title: str, description: str) -> alt.Chart:
+def _base(rows: Sequence[Row]) -> alt.Chart:
     return alt.Chart(alt.Data(values=list(rows)))
+
+
+def _lines(text: str, width: int) -> str | list[str]:
+    """Text broken at word boundaries into lines of at most `width` characters."""
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return lines[0] if len(lines) == 1 else lines or text
+
+
+def _fitted(text: str, room: str) -> str:
+    """A Vega expression: the string `text` cut at a word boundary, with an ellipsis, to
+    about the characters that fit in `room` px (a label longer than it reads in full in the
+    tooltip)."""
+    n = f"floor(({room}) / {CHAR_PX})"
+    cut = f"lastindexof(substring({text}, 0, {n} - 1), ' ')"
+    head = f"substring({text}, 0, {cut} > {n} / 2 ? {cut} : {n} - 1)"
+    return f"length({text}) <= {n} ? {text} : replace({head}, regexp('[ ·,;:(]+$'), '') + ' …'"
 
 
 def _finish(
@@ -71,22 +202,43 @@ def _finish(
     description: str,
     param: str | None,
     on: bool = True,
-    width: int = WIDTH,
+    height: int | alt.Step = PLOT_HEIGHT,
+    extra: Sequence[alt.Parameter] = (),
 ) -> Any:
-    """Top-level title, width, accessible description and the log toggle where offered (on
-    at first when `on`). The title starts at the chart's left edge, on two lines where it
-    names a benchmark ("benchmark:" / what and whose), and legends go below the plot, one
-    entry a line, so that a chart keeps within the page's content column."""
-    heading = alt.TitleParams(_title_lines(title), anchor="start", frame="bounds")
-    chart = chart.properties(title=heading, description=description, width=width)
+    """Top-level title, the width of the column, accessible description and the log toggle
+    where offered (on at first when `on`). The title starts at the chart's left edge, on two
+    lines where it names a benchmark ("benchmark:" / what and whose) and broken at words
+    where longer, and legends go below the plot, one entry a line, labels cut to the width."""
+    heading = alt.TitleParams(_title_lines(title), anchor="start", frame="group")
+    chart = chart.properties(
+        title=heading,
+        description=description,
+        width="container",
+        height=height,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
     if param:
         chart = chart.add_params(_log_param(param, on))
+    if extra:
+        chart = chart.add_params(*extra)
     return chart.configure_legend(orient="bottom", direction="vertical")
+
+
+def _color(field: str, title: str) -> alt.Color:
+    """Colour by `field`, its legend labels cut at a word to the chart's width."""
+    legend = alt.Legend(
+        labelLimit=alt.ExprRef("max(width - 24, 60)"),
+        labelExpr=_fitted("datum.label", "width - 24"),
+    )
+    return alt.Color(field, title=title, legend=legend)
 
 
 def _title_lines(title: str) -> str | list[str]:
     head, colon, rest = title.partition(": ")
-    return [head + ":", rest] if colon else title
+    if not colon:
+        return _lines(title, TITLE_CHARS)
+    parts = [head + ":", rest]
+    return [line for part in parts for line in textwrap.wrap(part, TITLE_CHARS)]
 
 
 def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
@@ -96,59 +248,65 @@ def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.Laye
     """
     fields = ("minutes", "fastest_minutes", "slowest_minutes")
     param = "log_time" if is_wide(rows, fields) else None
-    base = _scaled(_base(rows, title, description), fields, param)
+    base = _texts(_scaled(_base(rows), fields, param), fields, minutes=True)
     y = _row_labels("minutes", "ascending")
-    x_title = "minutes to train (dot: score; bar: fastest to slowest converged run)"
+    axis = _axis_scale(
+        rows, fields, "time to train (dot: score; bar: fastest to slowest run)", param, True
+    )
     tooltip = [
+        alt.Tooltip("label:N", title="configuration"),
         alt.Tooltip("system:N", title="system"),
         alt.Tooltip("kind:N", title="evidence"),
         alt.Tooltip("accelerators:Q", title="accelerators"),
-        alt.Tooltip("minutes:Q", title="score, minutes", format=".4~g"),
-        alt.Tooltip("fastest_minutes:Q", title="fastest run", format=".4~g"),
-        alt.Tooltip("slowest_minutes:Q", title="slowest run", format=".4~g"),
+        alt.Tooltip("minutes_text:N", title="score"),
+        alt.Tooltip("fastest_minutes_text:N", title="fastest run"),
+        alt.Tooltip("slowest_minutes_text:N", title="slowest run"),
         alt.Tooltip("runs_used:Q", title="runs averaged"),
     ]
-    layers = _dot_and_range(base, rows, y, fields, x_title, param, tooltip)
-    return _finish(layers, title, description, param, width=DOT_WIDTH)
+    layers, extra = _first_rows(
+        _dot_and_range(base, rows, y, fields, axis, tooltip), rows, "minutes", "ascending"
+    )
+    return _finish(layers, title, description, param, height=alt.Step(ROW_STEP), extra=extra)
 
 
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
     """A measure (speedup or minutes) against accelerator count, with interval error bars.
 
-    Rows: accelerators, value, low, high, series, measure (axis title), kind.
+    Rows: accelerators, value, low, high, series, measure (axis title), kind. A measure that
+    names minutes is drawn as a duration.
     """
     fields = ("value", "low", "high")
     param = "log_scaling" if is_wide(rows, fields) else None
     measure = rows[0]["measure"] if rows else "value"
-    base = _scaled(_base(rows, title, description), fields, param)
+    minutes = "minutes" in measure
+    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
     counts = sorted({r["accelerators"] for r in rows})
     x = alt.X(
         "accelerators:Q",
         scale=alt.Scale(type="log", base=2),
-        axis=alt.Axis(values=counts, format="d"),  # ticks at the measured counts only
+        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),  # measured counts
         title="accelerators",
     )
+    axis, scale = _axis_scale(rows, fields, measure.replace("minutes", "time"), param, minutes)
     tooltip = [
         alt.Tooltip("series:N", title="configuration"),
         alt.Tooltip("kind:N", title="evidence"),
         alt.Tooltip("accelerators:Q"),
-        alt.Tooltip("value:Q", title=measure, format=".4~g"),
-        alt.Tooltip("low:Q", title="interval low", format=".4~g"),
-        alt.Tooltip("high:Q", title="interval high", format=".4~g"),
+        alt.Tooltip("value_text:N", title=measure),
+        alt.Tooltip("low_text:N", title="interval low"),
+        alt.Tooltip("high_text:N", title="interval high"),
     ]
-    color = alt.Color(
-        "series:N", title="configuration", legend=alt.Legend(labelLimit=LABEL_LIMIT_PX)
-    )
+    color = _color("series:N", "configuration")
     bars = base.mark_rule().encode(
         x=x,
-        y=alt.Y("low_plot:Q", axis=_axis(measure, param)),
+        y=alt.Y("low_plot:Q", axis=axis, scale=scale),
         y2="high_plot:Q",
         color=color,
         tooltip=tooltip,
     )
     line = base.mark_line(point=True).encode(
         x=x,
-        y=alt.Y("value_plot:Q", axis=_axis(measure, param)),
+        y=alt.Y("value_plot:Q", axis=axis, scale=scale),
         color=color,
         tooltip=tooltip,
     )
@@ -156,21 +314,22 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
 
 
 def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.Chart:
-    """Quality against minutes since run start, one line per run, coloured by system.
+    """Quality against time since run start, one line per run, coloured by system.
 
     Rows: minutes, quality, system, run_id, run.
     """
     param = "log_tta" if is_wide(rows, ("minutes",)) else None
-    base = _scaled(_base(rows, title, description), ("minutes",), param)
+    base = _texts(_scaled(_base(rows), ("minutes",), param), ("minutes",), True)
+    axis, scale = _axis_scale(rows, ("minutes",), "time since run start", param, True)
     chart = base.mark_line(point=alt.OverlayMarkDef(size=12), strokeWidth=1).encode(
-        x=alt.X("minutes_plot:Q", axis=_axis("minutes since run start", param)),
+        x=alt.X("minutes_plot:Q", axis=axis, scale=scale),
         y=alt.Y("quality:Q", title="quality (as logged)", scale=alt.Scale(zero=False)),
-        color=alt.Color("system:N", title="system"),
+        color=_color("system:N", "system"),
         detail="run_id:N",
         tooltip=[
             alt.Tooltip("system:N"),
             alt.Tooltip("run:Q", title="run"),
-            alt.Tooltip("minutes:Q", format=".4~g"),
+            alt.Tooltip("minutes_text:N", title="time"),
             alt.Tooltip("quality:Q", format=".4~g"),
         ],
     )
@@ -180,31 +339,68 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
 def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt.LayerChart:
     """One value per labelled row (dot) with its interval where it has one (bar).
 
-    Rows: label, value, low (optional), high (optional), kind, detail.
+    Rows: label, value, low (optional), high (optional), kind, detail. A measure that names
+    minutes is drawn as a duration.
     """
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
-    base = _scaled(_base(rows, title, description), fields, param)
+    minutes = "minutes" in measure
+    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
     y = _row_labels("value", "descending")
+    axis = _axis_scale(rows, fields, measure, param, minutes)
     tooltip = [
         alt.Tooltip("label:N", title="what"),
         alt.Tooltip("kind:N", title="evidence"),
-        alt.Tooltip("value:Q", title=measure, format=".4~g"),
-        alt.Tooltip("low:Q", title="interval low", format=".4~g"),
-        alt.Tooltip("high:Q", title="interval high", format=".4~g"),
+        alt.Tooltip("value_text:N", title=measure),
+        alt.Tooltip("low_text:N", title="interval low"),
+        alt.Tooltip("high_text:N", title="interval high"),
         alt.Tooltip("detail:N", title="source"),
     ]
-    layers = _dot_and_range(base, rows, y, fields, measure, param, tooltip)
-    return _finish(layers, title, description, param, log_first(rows, fields), DOT_WIDTH)
+    layers, extra = _first_rows(
+        _dot_and_range(base, rows, y, fields, axis, tooltip), rows, "value", "descending"
+    )
+    on = log_first(rows, fields)
+    return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
+
+
+def _first_rows(
+    chart: alt.LayerChart, rows: Sequence[Row], field: str, order: str
+) -> tuple[alt.LayerChart, list[alt.Parameter]]:
+    """A dot chart of more than FIRST_ROWS rows shows the first ones in its order (fastest,
+    largest) and a box to show them all, so that a long chart does not make a long page."""
+    if len(rows) <= FIRST_ROWS:
+        return chart, []
+    shown = alt.param(
+        name="all_rows",
+        value=False,
+        bind=alt.binding_checkbox(name=f"show all {len(rows)} rows "),
+    )
+    chart = chart.transform_window(
+        row_rank="row_number()", sort=[alt.SortField(field, order=order)]
+    ).transform_filter(f"all_rows || datum.row_rank <= {FIRST_ROWS}")
+    return chart, [shown]
 
 
 def _row_labels(field: str, order: str) -> alt.Y:
-    """The row axis of a dot chart: one labelled row per observation, sorted by `field`."""
+    """The row axis of a dot chart: one row per observation, sorted by `field`, its label
+    above the row across the plot, cut at a word to the plot's width."""
     return alt.Y(
         "label:N",
         sort=alt.EncodingSortField(field, order=order),
         title=None,
-        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
+        axis=alt.Axis(
+            orient="left",
+            labelAlign="left",
+            labelBaseline="bottom",
+            labelPadding=-3,
+            labelOffset=-6,
+            labelFontSize=11,
+            labelLimit=alt.ExprRef("width"),
+            labelExpr=_fitted("datum.label", "width"),
+            ticks=False,
+            domain=False,
+            labelOverlap=False,
+        ),
     )
 
 
@@ -213,25 +409,25 @@ def _dot_and_range(
     rows: Sequence[Row],
     y: alt.Y,
     fields: tuple[str, str, str],
-    x_title: str,
-    param: str | None,
+    axis_scale: tuple[alt.Axis, alt.Scale],
     tooltip: list[alt.Tooltip],
 ) -> alt.LayerChart:
     """A range bar (low to high) under a dot (the value), coloured by kind of evidence; the
     dots alone where no row has both ends (a bar layer without data makes Vega warn of an
     infinite extent)."""
     value, low, high = fields
+    axis, scale = axis_scale
     dots = base.mark_point(filled=True, size=60).encode(
         y=y,
-        x=alt.X(f"{value}_plot:Q", axis=_axis(x_title, param)),
-        color=alt.Color("kind:N", title="evidence"),
+        x=alt.X(f"{value}_plot:Q", axis=axis, scale=scale),
+        color=_color("kind:N", "evidence"),
         tooltip=tooltip,
     )
     if not any(_number(r.get(low)) and _number(r.get(high)) for r in rows):
         return alt.layer(dots)
     rule = base.mark_rule().encode(
         y=y,
-        x=alt.X(f"{low}_plot:Q", axis=_axis(x_title, param)),
+        x=alt.X(f"{low}_plot:Q", axis=axis, scale=scale),
         x2=f"{high}_plot:Q",
         tooltip=tooltip,
     )

@@ -22,7 +22,6 @@ from collector.site.config import settings
 from collector.store.snapshot import current_name
 
 Row = dict[str, Any]
-PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
 
 # Time-to-accuracy points per run, straight from the stored evaluations.
 _EVALS_SQL = """
@@ -76,7 +75,7 @@ def load(store: str | Path | None = None) -> SiteData:
     descriptions = {}
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
-    studies = load_studies(PUBLISHED)
+    studies = load_studies(stores.shipped("published"))
     return SiteData(store_path, snapshot, tables, evals, descriptions, studies)
 
 
@@ -107,7 +106,7 @@ def settle(table: pa.Table) -> pa.Table:
 
 def _published(con: duckdb.DuckDBPyConnection) -> pa.Table:
     """Transcribed study numbers straight from runs/published/*.csv, labelled as published."""
-    files = sorted(PUBLISHED.glob("*.csv"))
+    files = sorted(stores.shipped("published").glob("*.csv"))
     if not files:
         return pa.table({"source": pa.array([], pa.string())})
     listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)

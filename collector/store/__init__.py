@@ -1,21 +1,79 @@
-"""The Parquet store of collector: schemas, snapshots and migrations."""
+"""The Parquet store of collector: schemas, snapshots and migrations.
+
+Paths are relative to the working directory: the shipped data is `runs/` (or `$COLLECTOR_DATA`),
+its store `runs/warehouse`. Commands that name no store read the shipped store and write to
+`.collector/store` (ignored by git), which starts as a copy of it, so that a checkout stays as
+it was cloned. Remove `.collector/` to start again from the shipped data.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
-from collector.store.snapshot import Snapshot, read, write
+from collector.store.snapshot import KEEP, POINTER, WAIT_S, Snapshot, pinned, read, write, writing
 
-DEFAULT_STORE = Path(__file__).resolve().parents[2] / "runs" / "warehouse"
+WORKING_STORE = Path(".collector") / "store"
 
 
-def resolve(store: str | Path | None) -> Path:
-    """The store to use: the argument, else $COLLECTOR_STORE, else runs/warehouse."""
+def shipped(*parts: str) -> Path:
+    """A path under the shipped data folder: `runs/` or $COLLECTOR_DATA."""
+    return Path(os.environ.get("COLLECTOR_DATA", "runs")).joinpath(*parts)
+
+
+def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
+    """The store to use: the argument, else $COLLECTOR_STORE, else the working store.
+
+    Until something is written, the working store is the shipped one; the first write makes
+    it from the shipped store's live snapshot (its immutable Parquet files are linked, not
+    copied, where the filesystem allows).
+    """
     if store:
         return Path(store)
     env = os.environ.get("COLLECTOR_STORE")
-    return Path(env) if env else DEFAULT_STORE
+    if env:
+        return Path(env)
+    if WORKING_STORE.exists():
+        return WORKING_STORE
+    if not (shipped("warehouse") / POINTER).exists():
+        return WORKING_STORE
+    if not writing:
+        return shipped("warehouse")
+    _seed(shipped("warehouse"), WORKING_STORE)
+    return WORKING_STORE
 
 
-__all__ = ["DEFAULT_STORE", "Snapshot", "read", "resolve", "write"]
+def _seed(source: Path, target: Path) -> None:
+    """Copy the live snapshot of `source` to a new store at `target`, atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".seed-", dir=target.parent))
+    name = (source / POINTER).read_text().strip()
+    shutil.copytree(source / name, staging / name, copy_function=_link_or_copy)
+    (staging / POINTER).write_text(name + "\n")
+    try:
+        staging.rename(target)
+    except OSError:  # another process made it first
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+__all__ = [
+    "KEEP",
+    "WAIT_S",
+    "WORKING_STORE",
+    "Snapshot",
+    "pinned",
+    "read",
+    "resolve",
+    "shipped",
+    "write",
+    "writing",
+]

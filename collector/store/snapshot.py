@@ -2,19 +2,33 @@
 
     STORE/CURRENT            name of the live snapshot
     STORE/snap-000007/       one Parquet file per table + manifest.json
+    STORE/LOCK               held (flock, exclusive) by the one writer at work
 
-A writer builds a complete new snapshot beside the live one, fsyncs it, then replaces
-CURRENT with os.replace (atomic). A crash or kill at any point leaves the previous
-snapshot live and readable; leftovers are removed by the next write.
+Writers take turns: each holds an exclusive `flock` on LOCK for its whole
+read-modify-write, so none builds on a snapshot another is replacing; the kernel
+releases it when the writer exits or is killed. A writer builds a complete new snapshot
+in a staging folder, fsyncs it, then replaces CURRENT with os.replace (atomic). A crash
+or kill at any point leaves the previous snapshot live and readable.
+
+Readers resolve CURRENT once and hold a shared `flock` on that snapshot's folder while
+they read it. A writer keeps the last KEEP snapshots and removes an older one only when
+it can lock it exclusively, i.e. when no reader holds it; under LOCK, staging folders
+and snapshots newer than the live one are leftovers of dead writers and are removed.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import shutil
 import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -28,6 +42,9 @@ from collector.store.schemas import STORED_TABLES, all_schemas
 
 POINTER = "CURRENT"
 PREFIX = "snap-"
+LOCK = "LOCK"
+KEEP = 3  # snapshots kept, the live one included: a reader may still be on the older ones
+WAIT_S = 600.0  # how long a writer waits for another to finish, by default
 DICTIONARY_MIN_ROWS = 50_000  # shorter tables are stored plain
 # rows per Parquet row group: DuckDB scans a file's row groups in parallel, one per thread
 ROW_GROUP_ROWS = 1 << 17
@@ -65,7 +82,11 @@ def current_name(store: Path) -> str | None:
 
 def read(store: Path, tables: tuple[str, ...] = STORED_TABLES) -> Snapshot:
     """Read the live snapshot (or an empty one for a new store), upgrading old versions."""
-    name = current_name(store)
+    with pinned(store) as name:
+        return _read(store, name, tables)
+
+
+def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
     if name is None:
         snap = empty()
         return Snapshot({t: snap.tables[t] for t in tables})
@@ -87,8 +108,15 @@ def read(store: Path, tables: tuple[str, ...] = STORED_TABLES) -> Snapshot:
 
 
 def write(store: Path, snapshot: Snapshot) -> str:
-    """Write every table as a new snapshot and make it live; returns its name."""
-    store.mkdir(parents=True, exist_ok=True)
+    """Write every table as a new snapshot and make it live; returns its name.
+
+    Runs under the store's writer lock: the caller's (see `writing`, which a
+    read-modify-write needs), else its own for the write alone."""
+    with writing(store):
+        return _write(store, snapshot)
+
+
+def _write(store: Path, snapshot: Snapshot) -> str:
     _remove_leftovers(store)
     previous = current_name(store)
     number = int(previous.removeprefix(PREFIX)) + 1 if previous else 1
@@ -118,8 +146,7 @@ def write(store: Path, snapshot: Snapshot) -> str:
     _fsync(pointer_tmp)
     os.replace(pointer_tmp, store / POINTER)  # the commit point
     _fsync(store)
-    if previous:
-        shutil.rmtree(store / previous, ignore_errors=True)
+    _remove_old(store, number)
     return name
 
 
@@ -154,12 +181,145 @@ def merge(name: str, old: pa.Table, new: pa.Table) -> pa.Table:
 
 
 def _remove_leftovers(store: Path) -> None:
-    """Delete staging folders and stale snapshots left by an interrupted writer."""
+    """Delete what dead writers left: staging folders, and snapshots newer than the live one
+    (made, never made live). Only the lock holder writes, so no live writer owns these."""
     live = current_name(store)
+    live_number = _number(live) if live else 0
     for entry in store.iterdir():
-        stale_snapshot = entry.name.startswith(PREFIX) and entry.name != live
-        if entry.name.startswith(f".{PREFIX}") or stale_snapshot:
+        unborn = entry.name.startswith(PREFIX) and _number(entry.name) > live_number
+        if entry.name.startswith(f".{PREFIX}") or unborn:
             shutil.rmtree(entry, ignore_errors=True)
+
+
+def _remove_old(store: Path, live_number: int) -> None:
+    """Delete snapshots older than the last KEEP, except those a reader holds."""
+    for entry in store.iterdir():
+        if entry.name.startswith(PREFIX) and _number(entry.name) <= live_number - KEEP:
+            try:
+                fd = os.open(entry, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)  # a reader holds it: a later writer removes it
+                continue
+            try:
+                shutil.rmtree(entry, ignore_errors=True)
+            finally:
+                os.close(fd)
+
+
+def _number(name: str) -> int:
+    """The number of a snapshot folder's name (-1 for a name that is not one)."""
+    digits = name.removeprefix(PREFIX)
+    return int(digits) if digits.isdigit() else -1
+
+
+class Pin:
+    """A snapshot held for reading: no writer removes it until `close`."""
+
+    def __init__(self, store: Path) -> None:
+        self.fd: int | None = None
+        self.name: str | None = None
+        for _ in range(100):  # a writer removes a snapshot only KEEP writes after it
+            name = current_name(store)
+            if name is None:
+                return
+            try:
+                fd = os.open(store / name, os.O_RDONLY)
+            except FileNotFoundError:
+                continue  # removed since CURRENT named it: CURRENT names a newer one now
+            fcntl.flock(fd, fcntl.LOCK_SH)  # waits out a writer removing it
+            if (store / name).is_dir():
+                self.fd, self.name = fd, name
+                return
+            os.close(fd)
+        raise StoreError(f"{store}: snapshots are replaced faster than they can be opened")
+
+    def close(self) -> None:
+        """Let writers remove the snapshot."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+@contextmanager
+def pinned(store: Path) -> Iterator[str | None]:
+    """The live snapshot's name (None for a new store), held while the block runs."""
+    pin = Pin(store)
+    try:
+        yield pin.name
+    finally:
+        pin.close()
+
+
+# (store, thread) -> depth of the writer locks this process holds; a thread of its own
+# takes the lock anew, and so waits for the others like another process would
+_HELD: dict[tuple[str, int], int] = {}
+
+
+@contextmanager
+def writing(
+    store: Path, wait_s: float = WAIT_S, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold the store's writer lock while the block runs (re-entrant within a thread).
+
+    Waits up to `wait_s` seconds for another writer, telling `on_wait` once that it does;
+    raises StoreError when the time runs out."""
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{store}: cannot create the store ({exc.strerror})") from exc
+    key = (os.path.realpath(store), threading.get_ident())
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    fd = _lock(store, wait_s, on_wait)
+    _HELD[key] = 1
+    try:
+        yield
+    finally:
+        del _HELD[key]
+        os.close(fd)  # releases the lock
+
+
+def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> int:
+    path = store / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        try:  # a read-only store: a writer that finds nothing to write still takes turns
+            fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open the writer lock ({exc.strerror})") from exc
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno == errno.ENOLCK:
+                raise StoreError(f"{path}: this file system does not support locks") from exc
+            raise StoreError(f"{path}: cannot lock ({exc.strerror})") from exc
+        if time.monotonic() >= deadline:
+            os.close(fd)
+            raise StoreError(
+                f"{store}: another writer still holds {LOCK} after {wait_s:g} s; "
+                "try again when it has finished, or wait longer (--wait)"
+            )
+        if not told and on_wait is not None:
+            on_wait(f"waiting up to {wait_s:g} s for another writer of {store} to finish")
+            told = True
+        time.sleep(0.05)
 
 
 def _fsync(path: Path) -> None:

@@ -5,7 +5,7 @@
   "use strict";
 
   var SHOWN = 10;  // rows of an answer; the rest are counted and left to the download
-  var LABELS = {official: "official MLPerf", local: "measured here", projected: "projected to full size"};
+  var LABELS = {official: "official MLPerf", local: "measured here", projected: "projected from full-size throughput"};
 
   function el(tag, text, attrs) {
     var node = document.createElement(tag);

@@ -48,9 +48,9 @@ def test_ingest_of_a_broken_file_warns_with_file_and_line_and_exits_1(
     assert code == 1
     assert err.splitlines() == [
         "error: in/result_0.txt: no run_stop event: log truncated or run killed",
-        "warning: in/result_1.txt:3: bytes that are not UTF-8 (first at byte 128)",
-        "warning: in/result_1.txt:5: timestamp 50.000 is 53.000 s before an earlier event "
-        "(key run_stop)",
+        "warning: in/result_1.txt:3: bytes that are not UTF-8 (first at byte 149)",
+        "warning: in/result_1.txt:5: timestamp 1541720050.000 is 53.000 s before an earlier "
+        "event (key run_stop)",
         "error: in/result_1.txt:5: run_stop is 50.000 s before run_start",
         "warning: in/result_1.txt: 1 unknown keys kept as events: caf\ufffd_key",
     ]
@@ -149,3 +149,29 @@ def test_ingest_of_published_studies_says_how_many_rows(monkeypatch, capsys, tmp
         f"{rows} published study rows loaded; ingested 0 files (0.0 MB): 0 runs added, "
         f"0 unchanged, 0 systems, 0 errors, 0 warnings -> {store}\n"
     )
+
+
+def test_query_prints_the_columns_its_contract_displays_within_120_columns(
+    monkeypatch, capsys, tmp_path
+):
+    store = tmp_path / "store"
+    cli(monkeypatch, capsys, "ingest", LOGS / "v05_resnet.txt", "--store", store)
+    for name, contract in query.contracts().items():
+        code, out, _ = cli(monkeypatch, capsys, "query", name, "--store", store)
+        assert code == 0, name
+        lines = out.splitlines()
+        assert lines[0].split() == list(contract.display or lines[0].split()), name
+        assert max(len(line) for line in lines) <= 120, (name, max(map(len, lines)))
+    code, out, _ = cli(monkeypatch, capsys, "query", "runs", "--store", store, "--all-columns")
+    assert out.splitlines()[0].split() == [c["name"] for c in query.contracts()["runs"].columns]
+    assert "log_path" in out.splitlines()[0]
+
+
+def test_query_cuts_long_cells_and_says_what_it_left_out(monkeypatch, capsys, tmp_path):
+    store = tmp_path / "store"
+    cli(monkeypatch, capsys, "ingest", LOGS / "v05_resnet.txt", "--store", store)
+    code, out, _ = cli(monkeypatch, capsys, "query", "manifest", "--store", store)
+    sha = out.splitlines()[2].split()[-1]
+    assert len(sha) == 28 and sha.endswith("…")  # a sha256 is 64 characters
+    hidden = len(query.contracts()["manifest"].columns) - len(query.contracts()["manifest"].display)
+    assert out.splitlines()[-1] == f"(1 rows; {hidden} more columns with --all-columns)"

@@ -1,6 +1,6 @@
 from collector.ingest.check import check
 from collector.queries import query
-from tests.conftest import LOGS, V07, needs_shared
+from tests.conftest import FIXTURES, LOGS, V07, needs_shared
 
 
 def test_own_rules_for_v05_and_v06(store):
@@ -53,3 +53,18 @@ def test_local_runs_use_the_checker_with_the_local_division_rules(store):
     assert {(v.ruleset, v.verdict) for v in verdicts} == {
         ("mlperf-logging training 0.7.0 + collector local rules", "pass")
     }
+
+
+def test_throughput_runs_are_judged_by_the_throughput_rules(tmp_path, store):
+    """A throughput-scale log (timed steps, no evaluation) passes collector's throughput rules,
+    and fails them without its timed windows."""
+    good = tmp_path / "good" / "result_0.txt"
+    good.parent.mkdir()
+    good.write_bytes((FIXTURES / "throughput" / "ncf_result_0.txt").read_bytes())
+    broken = tmp_path / "broken" / "result_0.txt"
+    broken.parent.mkdir()
+    lines = good.read_text().splitlines(keepends=True)
+    broken.write_text("".join(line for line in lines if '"tracked_stats"' not in line))
+    passed, failed = check([good, broken], store=store)
+    assert (passed.verdict, passed.ruleset) == ("pass", "collector throughput")
+    assert failed.verdict == "fail" and "tracked_stats" in failed.first_failure

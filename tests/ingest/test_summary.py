@@ -59,10 +59,10 @@ def test_unknown_keys_and_bad_values_are_warnings():
 
 def test_failed_run_when_target_not_reached():
     data = (
-        b":::MLPv0.5.0 ncf 1.0 (a:1) run_start\n"
-        b":::MLPv0.5.0 ncf 2.0 (a:1) eval_target: 0.635\n"
-        b':::MLPv0.5.0 ncf 3.0 (a:1) eval_accuracy: {"epoch": 0, "value": 0.6}\n'
-        b':::MLPv0.5.0 ncf 4.0 (a:1) run_stop: {"success": false}\n'
+        b":::MLPv0.5.0 ncf 1541720001.0 (a:1) run_start\n"
+        b":::MLPv0.5.0 ncf 1541720002.0 (a:1) eval_target: 0.635\n"
+        b':::MLPv0.5.0 ncf 1541720003.0 (a:1) eval_accuracy: {"epoch": 0, "value": 0.6}\n'
+        b':::MLPv0.5.0 ncf 1541720004.0 (a:1) run_stop: {"success": false}\n'
     )
     s = summarize(scan(data))
     assert (s.status, s.time_to_train_s, s.stop_status) == ("failed", 3.0, "failed")
@@ -70,8 +70,8 @@ def test_failed_run_when_target_not_reached():
 
 def test_aborted_local_run():
     data = (
-        b':::MLLOG {"time_ms": 1000, "key": "run_start", "value": null}\n'
-        b':::MLLOG {"time_ms": 2000, "key": "run_stop", "value": null, '
+        b':::MLLOG {"time_ms": 1541720001000, "key": "run_start", "value": null}\n'
+        b':::MLLOG {"time_ms": 1541720002000, "key": "run_stop", "value": null, '
         b'"metadata": {"status": "aborted"}}\n'
     )
     assert summarize(scan(data)).status == "aborted"

@@ -1,9 +1,7 @@
 from typer.testing import CliRunner
 
 import collector.cli.run  # noqa: F401  (registers the command)
-from collector.cli import _register, app
-
-_register()  # the other commands, so `run` is a subcommand as in the real CLI
+from collector.cli import app
 
 
 def test_cli_dry_run_prints_one_line_per_run(tmp_path):

@@ -213,3 +213,16 @@ def test_operations_kept_in_fp32_are_recorded_with_the_run(cpu_machine, tmp_path
     }
     assert events["gnmt"]["fp32_operations"] == ["lstm"]
     assert "fp32_operations" not in events["ncf"]
+
+
+def test_a_run_that_reaches_its_target_early_says_so_on_its_progress_line(cpu_machine, tmp_path):
+    opts = Options(benchmarks=["ncf"], repeats=1, out=tmp_path, ingest=False, ceilings=False)
+    console = Console(record=True, width=160)
+    (result,) = run_suite(opts, cpu_machine, console).results
+    assert result.status == "success"
+    evals = [r for r in read_log(result.spec.log_path) if r["key"] == "eval_accuracy"]
+    epoch = evals[-1]["metadata"]["epoch_num"]
+    assert epoch < result.spec.max_epochs  # reached early: the bar must not stop part-way
+    line = next(ln for ln in console.export_text().splitlines() if ln.startswith("epoch"))
+    assert line.rstrip().endswith(f"reached target at epoch {epoch}")
+    assert f"{epoch}/{epoch}" in line

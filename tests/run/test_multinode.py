@@ -13,14 +13,13 @@ from typer.testing import CliRunner
 
 import collector.cli.run  # noqa: F401  (registers the command)
 from collector import store as stores
-from collector.cli import _register, app
+from collector.cli import app
 from collector.errors import RunError
 from collector.run.launch import sbatch_script, torchrun_commands
 from collector.run.plan import Options, plan_runs
 from collector.run.procs import free_port
-from collector.run.sysinfo import describe_system, fabric
-
-_register()
+from collector.run.sysinfo import fabric
+from collector.run.system import describe_system
 
 
 def _opts(tmp_path: Path, **kw) -> Options:

@@ -4,8 +4,7 @@ import pytest
 import yaml
 
 from collector.errors import RunError
-from collector.run.suite import SUITES_DIR, load_suite
-from collector.run.workloads import BENCHMARKS
+from collector.run.suite import BENCHMARKS, SUITES_DIR, load_suite
 
 
 def test_v05_has_seven_benchmarks_with_mlperf_targets():

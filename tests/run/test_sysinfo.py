@@ -3,13 +3,8 @@ import json
 import torch
 
 from collector.run.ceilings import ensure_ceilings
-from collector.run.sysinfo import (
-    accel_short,
-    config_name,
-    describe_system,
-    link_class,
-    parse_topology,
-)
+from collector.run.sysinfo import accel_short, config_name, link_class, parse_topology
+from collector.run.system import describe_system
 from collector.run.telemetry import COLUMNS, Telemetry
 
 TOPO = """\

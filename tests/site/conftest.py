@@ -1,10 +1,10 @@
 """A small store for the site tests: two v0.7-layout systems and local runs whose platform
-name is an HTML injection attempt; helpers to build the site from a store into a temp folder."""
+name is an HTML injection attempt; a helper that builds the site from a store with MkDocs."""
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from collector import site
 from collector.ingest.pipeline import ingest
 from tests.conftest import LOGS, REPO
 
@@ -58,16 +57,22 @@ def make_store(root: Path) -> Path:
 
 
 def build_site(store: Path | None, root: Path) -> Path:
-    """Generate into a copy of site_src and run mkdocs build; returns the built site folder."""
-    docs = root / "docs"
-    shutil.copytree(REPO / "site_src", docs)
-    site.write(site.generate(store), docs)
+    """Build the site as `mkdocs build` does, through the project's hook, from `store` (the
+    default store when None) into root/site; returns the built site folder."""
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text())
-    config.update(docs_dir=str(docs), site_dir=str(root / "site"))
+    config.update(
+        docs_dir=str(REPO / "site_src"),
+        site_dir=str(root / "site"),
+        hooks=[str(REPO / h) for h in config["hooks"]],
+    )
     (root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    env = {k: v for k, v in os.environ.items() if k != "COLLECTOR_STORE"}
+    if store is not None:
+        env["COLLECTOR_STORE"] = str(store)
     subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(root / "mkdocs.yml")],
         check=True,
+        env={**env, "NO_MKDOCS_2_WARNING": "1"},
     )
     return root / "site"
 

@@ -83,11 +83,41 @@ def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None
         rule["x"]["field"] == "fastest_minutes_plot"
         and rule["x2"]["field"] == "slowest_minutes_plot"
     )
-    assert any(t["field"] == "system" for t in spec["layer"][1]["encoding"]["tooltip"])
+    tips = [t["field"] for t in spec["layer"][1]["encoding"]["tooltip"]]
+    assert "system" in tips and "label" in tips  # the full label, cut short on the axis
     params = spec["params"]
     assert params[0]["bind"]["input"] == "checkbox"
     assert params[0]["value"] is True  # values 100x apart: the log scale is on at first
-    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
+
+
+def _switch(expr: str) -> tuple[list[float], list[float]]:
+    """The two lists of a 'param ? [on] : [off]' expression."""
+    on, off = expr.split(" ? ", 1)[1].split(" : ")
+    return json.loads(on), json.loads(off)
+
+
+def test_value_axes_tick_round_numbers_on_both_scales() -> None:
+    spec = charts.time_to_train(ROWS, "t", "d").to_dict()
+    axis = spec["layer"][1]["encoding"]["x"]["axis"]
+    logs, linear = _switch(axis["values"]["expr"])
+    minutes = [round(10**v, 9) for v in logs]
+    # 0.9 to 120 minutes: 30 s, 1, 2, 5, 10, 30 min, 1 h, 2 h
+    assert minutes == [0.5, 1, 2, 5, 10, 30, 60, 120]
+    assert linear == [0, 30, 60, 90, 120]  # minutes, at half-hour steps
+    scale = spec["layer"][1]["encoding"]["x"]["scale"]
+    assert _switch(scale["domain"]["expr"]) == ([logs[0], logs[-1]], [0, 120])
+    # durations print as "45 s", "3.2 min", "2.1 h"
+    assert "' s'" in axis["labelExpr"] and "' min'" in axis["labelExpr"]
+    assert "' h'" in axis["labelExpr"]
+    plain = charts.bars(
+        [{"label": "x", "value": v, "kind": "k", "detail": ""} for v in (3.0, 4000.0)],
+        "t",
+        "d",
+        "speedup, x",
+    ).to_dict()
+    logs, _ = _switch(plain["layer"][0]["encoding"]["x"]["axis"]["values"]["expr"])
+    assert [round(10**v) for v in logs] == [1, 10, 100, 1000, 10000]  # decades: 1-2-5 crowd
+    assert "' min'" not in plain["layer"][0]["encoding"]["x"]["axis"]["labelExpr"]
 
 
 def test_chart_titles_start_at_the_left_edge_on_a_line_per_part() -> None:
@@ -96,16 +126,22 @@ def test_chart_titles_start_at_the_left_edge_on_a_line_per_part() -> None:
     assert spec["title"] == {
         "text": ["Image classification (ResNet-50):", "time to train, official MLPerf"],
         "anchor": "start",
-        "frame": "bounds",
+        "frame": "group",
     }
     plain = charts.bars(ROWS, "Scaling efficiency, official MLPerf", "d", "x").to_dict()
     assert plain["title"]["text"] == "Scaling efficiency, official MLPerf"
+    long = "Interconnect: published studies (transcribed, not measured by collector), improvement"
+    lines = charts.bars(ROWS, long, "d", "x").to_dict()["title"]["text"]
+    assert all(len(line) <= charts.TITLE_CHARS for line in lines)
+    assert " ".join(lines) == long  # broken at spaces, nothing cut
 
 
-def test_dot_charts_leave_room_for_their_labels_and_legends_go_below() -> None:
+def test_charts_take_the_width_of_their_column_and_legends_go_below() -> None:
     dots = charts.time_to_train(ROWS, "t", "d").to_dict()
-    assert dots["width"] == charts.DOT_WIDTH
+    assert dots["width"] == "container" and dots["height"] == {"step": charts.ROW_STEP}
+    assert dots["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert dots["config"]["legend"] == {"orient": "bottom", "direction": "vertical"}
+    assert charts.at_width(dots, 640)["width"] == 640  # the static SVG
 
 
 def test_narrow_range_has_no_log_toggle() -> None:
@@ -133,7 +169,7 @@ def test_scaling_chart_uses_interval_columns() -> None:
     assert spec["layer"][1]["encoding"]["x"]["axis"]["values"] == [4, 8]
 
 
-def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
+def test_dot_chart_labels_sit_above_their_row_cut_at_a_word_to_the_width() -> None:
     rows = [
         {
             "label": "resnet · vm_4xh200_bf16_no-p2p · 4 · throughput",
@@ -146,7 +182,23 @@ def test_dot_chart_labels_have_room_for_how_a_value_was_measured() -> None:
     ]
     spec = charts.bars(rows, "t", "alt text", "efficiency, %").to_dict()
     for layer in spec["layer"]:
-        assert layer["encoding"]["y"]["axis"]["labelLimit"] == charts.LABEL_LIMIT_PX
+        axis = layer["encoding"]["y"]["axis"]
+        assert axis["labelAlign"] == "left" and axis["labelBaseline"] == "bottom"
+        assert axis["labelLimit"] == {"expr": "width"}
+        assert "lastindexof(" in axis["labelExpr"] and "width" in axis["labelExpr"]
+
+
+def test_a_long_dot_chart_shows_its_first_rows_and_a_box_for_all() -> None:
+    rows = [
+        {"label": f"row {i}", "value": float(i + 1), "kind": "k", "detail": ""}
+        for i in range(charts.FIRST_ROWS + 5)
+    ]
+    spec = charts.bars(rows, "t", "d", "speedup, x").to_dict()
+    box = next(p for p in spec["params"] if p["name"] == "all_rows")
+    assert box["value"] is False and box["bind"]["input"] == "checkbox"
+    assert f"<= {charts.FIRST_ROWS}" in spec["transform"][1]["filter"]
+    short = charts.bars(rows[:5], "t", "d", "speedup, x").to_dict()
+    assert "transform" not in short
 
 
 def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:

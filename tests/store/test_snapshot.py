@@ -25,22 +25,68 @@ def test_a_new_store_reads_as_empty(store):
     assert snap["runs"].num_rows == 0
 
 
-def test_write_swaps_atomically_and_removes_the_old_snapshot(store):
+def test_write_swaps_atomically_and_keeps_the_last_few_snapshots(store):
     tables = snapshot.empty().tables
-    first = snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue("a"))))
-    second = snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue("b"))))
-    assert (first, second) == ("snap-000001", "snap-000002")
-    assert not (store / first).exists()
-    assert snapshot.read(store)["ingest_issues"].column("message").to_pylist() == ["b"]
+    names = [
+        snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue(m))))
+        for m in "abcde"
+    ]
+    assert names == [f"snap-00000{n}" for n in range(1, 6)]
+    assert snapshot.read(store)["ingest_issues"].column("message").to_pylist() == ["e"]
+    kept = sorted(p.name for p in store.glob("snap-*"))
+    assert kept == names[-snapshot.KEEP :]
 
 
-def test_leftovers_of_an_interrupted_writer_are_ignored_then_removed(store):
+def test_a_snapshot_held_by_a_reader_is_not_removed(store):
+    tables = snapshot.empty().tables
+    snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue("old"))))
+    with snapshot.pinned(store) as held:
+        for m in "abcdef":
+            snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue(m))))
+        assert (store / held / "ingest_issues.parquet").exists()
+    snapshot.write(store, snapshot.empty())
+    assert not (store / held).exists()  # the next writer removes it once released
+
+
+def test_leftovers_of_dead_writers_are_ignored_then_removed(store):
     snapshot.write(store, snapshot.empty())
     (store / ".snap-000002.abc").mkdir()
     (store / ".snap-000002.abc" / "runs.parquet").write_bytes(b"half")
+    (store / "snap-000002").mkdir()  # renamed into place, never made live
     assert snapshot.read(store).name == "snap-000001"
-    snapshot.write(store, snapshot.empty())
-    assert sorted(p.name for p in store.iterdir()) == ["CURRENT", "snap-000002"]
+    assert snapshot.write(store, snapshot.empty()) == "snap-000002"
+    names = sorted(p.name for p in store.iterdir())
+    assert names == ["CURRENT", "LOCK", "snap-000001", "snap-000002"]
+
+
+def test_a_writer_waits_for_the_lock_then_gives_up_with_one_line(store, tmp_path):
+    script = tmp_path / "holder.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import pathlib, sys, time
+        from collector.store import snapshot
+        with snapshot.writing(pathlib.Path({str(store)!r})):
+            print("holding", flush=True)
+            sys.stdin.readline()
+    """)
+    )
+    holder = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout.readline().strip() == b"holding"
+        told = []
+        with (
+            pytest.raises(StoreError, match="another writer still holds LOCK after 0.3 s"),
+            snapshot.writing(store, wait_s=0.3, on_wait=told.append),
+        ):
+            pass
+        assert told == [f"waiting up to 0.3 s for another writer of {store} to finish"]
+    finally:
+        holder.kill()  # a killed holder's lock is released by the kernel
+        holder.wait()
+    with snapshot.writing(store, wait_s=5):
+        assert snapshot.write(store, snapshot.empty()) == "snap-000001"
 
 
 def test_a_pointer_to_a_missing_snapshot_is_a_store_error(store):

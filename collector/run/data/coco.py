@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import torch
+from PIL import Image, ImageDraw
 from torch.utils.data import Dataset
 
-from collector.run.data.common import Loaders, to_tensor
-from collector.run.workloads.base import RunContext
+from collector.run.types import Loaders, RunContext, to_tensor
 
 
 class CocoDetection(Dataset):
@@ -37,8 +37,6 @@ class CocoDetection(Dataset):
         return len(self.ids)
 
     def __getitem__(self, i: int) -> tuple[torch.Tensor, ...]:
-        from PIL import Image, ImageDraw
-
         info = self.images[self.ids[i]]
         img = Image.open(self.dir / info["file_name"]).convert("RGB")
         sx, sy = self.size / img.width, self.size / img.height

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from PIL import Image
 from torch.utils.data import Dataset
 
-from collector.run.data.common import Loaders, to_tensor
-from collector.run.workloads.base import RunContext
+from collector.run.types import Loaders, RunContext, to_tensor
 
 EXTS = {".jpeg", ".jpg", ".png"}
 
@@ -34,8 +34,6 @@ class ImageFolder(Dataset):
         return len(self.items)
 
     def __getitem__(self, i: int) -> tuple[torch.Tensor, int]:
-        from PIL import Image
-
         path, label = self.items[i]
         img = Image.open(path).convert("RGB")
         if self.train:
@@ -62,8 +60,6 @@ def random_resized_crop(
     ratio: tuple[float, float] = (3 / 4, 4 / 3),
 ) -> Any:
     """The Inception-style crop used by the MLPerf ResNet reference."""
-    from PIL import Image
-
     w, h = img.size
     for _ in range(10):
         area = w * h * random.uniform(*scale)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow.csv as pacsv
 import torch
 
 
 def load_movielens(path: Path) -> tuple[torch.Tensor, torch.Tensor, int, int]:
     """``train [N, 2]`` (user, item), held-out item per user ``[U]``, users, items."""
-    import pyarrow.csv as pacsv
-
     table = pacsv.read_csv(path)
     for col in ("userId", "movieId", "timestamp"):
         if col not in table.column_names:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from collector.run.workloads.minigo import PLANES
+from collector.run.types import PLANES
 
 PROP = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from torch import Tensor
 
-from collector.run.workloads.translation import EOS, SPECIALS, pad_batch
+from collector.run.types import EOS, SPECIALS, pad_batch
 
 DEFAULT_FILES = {
     "train_src": "train.tok.clean.bpe.32000.en",

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
+from collector.run.workloads.base import Workload
+from collector.run.workloads.gnmt import GNMTWorkload
+from collector.run.workloads.maskrcnn import MaskRCNNWorkload
+from collector.run.workloads.minigo import MiniGoWorkload
+from collector.run.workloads.ncf import NCFWorkload
+from collector.run.workloads.resnet import ResNetWorkload
+from collector.run.workloads.ssd import SSDWorkload
+from collector.run.workloads.transformer import TransformerWorkload
 
-from collector.run.workloads.base import RunContext, Workload
-
-_CLASSES = {
-    "resnet": ("collector.run.workloads.resnet", "ResNetWorkload"),
-    "ssd": ("collector.run.workloads.ssd", "SSDWorkload"),
-    "maskrcnn": ("collector.run.workloads.maskrcnn", "MaskRCNNWorkload"),
-    "gnmt": ("collector.run.workloads.gnmt", "GNMTWorkload"),
-    "transformer": ("collector.run.workloads.transformer", "TransformerWorkload"),
-    "ncf": ("collector.run.workloads.ncf", "NCFWorkload"),
-    "minigo": ("collector.run.workloads.minigo", "MiniGoWorkload"),
+WORKLOADS: dict[str, type[Workload]] = {
+    "resnet": ResNetWorkload,
+    "ssd": SSDWorkload,
+    "maskrcnn": MaskRCNNWorkload,
+    "gnmt": GNMTWorkload,
+    "transformer": TransformerWorkload,
+    "ncf": NCFWorkload,
+    "minigo": MiniGoWorkload,
 }
-
-BENCHMARKS = tuple(_CLASSES)
 
 
 def workload_class(name: str) -> type[Workload]:
     """The workload class for benchmark ``name``."""
-    module, cls = _CLASSES[name]
-    return getattr(importlib.import_module(module), cls)
+    return WORKLOADS[name]
 
 
-__all__ = ["BENCHMARKS", "RunContext", "Workload", "workload_class"]
+__all__ = ["WORKLOADS", "Workload", "workload_class"]

@@ -10,38 +10,13 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-Batch = tuple[torch.Tensor, ...]
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Where and how a workload runs: device, data-parallel rank and seeds."""
-
-    device: torch.device
-    rank: int = 0
-    world: int = 1
-    seed: int = 0
-    data_root: Path | None = None
-    channels_last: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
-    """A generator on ``device`` seeded with ``seed``.
-
-    Synthetic data sets are drawn from a generator on the run's device, so a data set is the same
-    for every run on one kind of device (and large sets are not built on the host).
-    """
-    g = torch.Generator(device=device)
-    g.manual_seed(int(seed))
-    return g
+from collector.run.types import Batch, RunContext, generator
 
 
 class TensorShards:
@@ -131,6 +106,14 @@ class Workload(ABC):
         if self.params.get("batch_per_accelerator") and self.ctx.world > 1:
             return batch * self.ctx.world
         return batch
+
+    def synthetic_sizes(self) -> tuple[int, int]:
+        """Training and held-out samples of the synthetic data: at ``throughput`` one global
+        batch (each rank trains on its share of it) and a single held-out sample; otherwise
+        the suite's ``train_samples`` and ``eval_samples``."""
+        if self.scale == "throughput":
+            return self.global_batch_size, 1
+        return int(self.params["train_samples"]), int(self.params["eval_samples"])
 
     @abstractmethod
     def build_model(self) -> nn.Module:

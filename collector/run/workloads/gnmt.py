@@ -18,7 +18,8 @@ from functools import cache
 import torch
 from torch import nn
 
-from collector.run.workloads.translation import BOS, PAD, TranslationWorkload
+from collector.run.types import BOS, PAD
+from collector.run.workloads.translation import TranslationWorkload
 
 
 @cache

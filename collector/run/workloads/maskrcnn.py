@@ -15,8 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from collector.run.types import Batch, RunContext
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import Batch, RunContext, batched
+from collector.run.workloads.base import batched
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,
@@ -96,12 +97,12 @@ class MaskRCNN(nn.Module):
         ps = [s(t) for s, t in zip(self.smooth, lat, strict=True)]
         return [*ps, F.max_pool2d(ps[-1], 1, 2)]
 
-    def anchors(self, feats: list[torch.Tensor], image_size: int) -> list[torch.Tensor]:
+    def anchors(self, feats: list[torch.Tensor], image_width: int) -> list[torch.Tensor]:
         """Anchors per level ``[H*W*A, 4]``, sizes from ``params['anchor_sizes']``."""
         out = []
         for f, size in zip(feats, self.p["anchor_sizes"], strict=True):
             h, w = f.shape[-2:]
-            stride = image_size / h
+            stride = image_width / w
             ys, xs = torch.meshgrid(
                 (torch.arange(h, device=f.device) + 0.5) * stride,
                 (torch.arange(w, device=f.device) + 0.5) * stride,
@@ -139,10 +140,13 @@ class MaskRCNN(nn.Module):
         objs: list[Tensor],
         deltas: list[Tensor],
         anchors: list[Tensor],
-        image_size: int,
+        image_hw: tuple[int, int],
         train: bool,
     ) -> list[Tensor]:
-        """Per image, the top proposals after per-level top-k and NMS at 0.7."""
+        """Per image, the top proposals after per-level top-k and NMS at 0.7, clipped to the
+        ``image_hw`` (height, width) image."""
+        h, w = image_hw
+        limit = torch.tensor([w, h, w, h], device=objs[0].device, dtype=torch.float32)
         pre = int(self.p["pre_nms"])
         post = int(self.p["post_nms_train" if train else "post_nms_test"])
         out = []
@@ -150,7 +154,7 @@ class MaskRCNN(nn.Module):
             boxes, scores, lvls = [], [], []
             for lv, (o, d, a) in enumerate(zip(objs, deltas, anchors, strict=True)):
                 s, k = o[i].float().topk(min(pre, o.shape[1]))
-                boxes.append(decode(d[i, k].float(), a[k], RPN_W).clamp(0, image_size))
+                boxes.append(decode(d[i, k].float(), a[k], RPN_W).clamp(min=0).minimum(limit))
                 scores.append(s)
                 lvls.append(torch.full_like(k, lv))
             b, s, lv = torch.cat(boxes), torch.cat(scores), torch.cat(lvls)
@@ -162,7 +166,7 @@ class MaskRCNN(nn.Module):
 
     # -- RoI heads ------------------------------------------------------------------------------
     def pool(
-        self, feats: list[torch.Tensor], rois: torch.Tensor, out: int, image_size: int
+        self, feats: list[torch.Tensor], rois: torch.Tensor, out: int, image_width: int
     ) -> torch.Tensor:
         """Multi-level RoIAlign: each RoI is pooled from the FPN level that fits its size."""
         size = (rois[:, 3] - rois[:, 1]).clamp(min=1e-3) * (rois[:, 4] - rois[:, 2]).clamp(min=1e-3)
@@ -172,7 +176,7 @@ class MaskRCNN(nn.Module):
         for k in range(4):
             sel = (lvl == k).nonzero().squeeze(1)
             if sel.numel():
-                scale = feats[k].shape[-1] / image_size
+                scale = feats[k].shape[-1] / image_width
                 res[sel] = roi_align(feats[k], rois[sel], out, scale).to(res.dtype)
         return res
 
@@ -243,7 +247,7 @@ def _training_loss(
     size = x.shape[-1]
     feats, objs, deltas, anchors = outputs
     loss = _rpn_loss(model, objs, deltas, anchors, gt_boxes, gt_labels)
-    props = model.proposals(objs, deltas, anchors, size, train=True)
+    props = model.proposals(objs, deltas, anchors, (x.shape[-2], size), train=True)
     rois, labels, tgts, mask_tgts = [], [], [], []
     for i, pr in enumerate(props):
         valid = gt_labels[i] >= 0
@@ -307,7 +311,7 @@ def infer(
     """Per image: (scores, labels 0-based, boxes, masks ``[D, H, W]`` bool)."""
     size = x.shape[-1]
     feats, objs, deltas, anchors = cast(Outputs, model(x))
-    props = model.proposals(objs, deltas, anchors, size, train=False)
+    props = model.proposals(objs, deltas, anchors, (x.shape[-2], size), train=False)
     rois = torch.cat([torch.cat([torch.full_like(p[:, :1], i), p], 1) for i, p in enumerate(props)])
     h = model.box_fc(model.pool(feats, rois, 7, size))
     probs = model.cls(h).float().softmax(1)

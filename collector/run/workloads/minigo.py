@@ -18,16 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from collector.run.workloads.base import (
-    Batch,
-    RunContext,
-    TensorShards,
-    Workload,
-    batched,
-    generator,
-)
-
-PLANES = 17  # 8 history steps x (own, opponent) stones + side to move, as in MiniGo
+from collector.run.data.sgf import load_games
+from collector.run.types import PLANES, Batch, RunContext, generator
+from collector.run.workloads.base import TensorShards, Workload, batched
 
 
 class Residual(nn.Module):
@@ -108,15 +101,11 @@ class MiniGoWorkload(Workload):
         p = params
         self.board = int(p["board"])
         if scale == "full":
-            from collector.run.data.sgf import load_games
-
             x, m, v = load_games(self.data_path(), self.board)
             n_eval = max(1, int(len(m) * float(p.get("eval_fraction", 0.05))))
         else:
-            n_eval = int(p["eval_samples"])
-            x, m, v = synthetic_positions(
-                int(p["train_samples"]) + n_eval, self.board, self.data_seed, ctx.device
-            )
+            n_train, n_eval = self.synthetic_sizes()
+            x, m, v = synthetic_positions(n_train + n_eval, self.board, self.data_seed, ctx.device)
         n_tr = x.shape[0] - n_eval
         self.eval_set = (x[n_tr:].to(ctx.device), m[n_tr:].to(ctx.device))
         self.n_eval = n_eval

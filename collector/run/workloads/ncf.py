@@ -18,7 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from collector.run.workloads.base import Batch, RunContext, TensorShards, Workload, generator
+from collector.run.data.movielens import load_movielens
+from collector.run.types import Batch, RunContext, generator
+from collector.run.workloads.base import TensorShards, Workload
 
 
 class NeuMF(nn.Module):
@@ -73,6 +75,16 @@ def eval_candidates(
     return torch.cat([test[:, None], negs], 1)
 
 
+def random_pairs(n: int, users: int, items: int, seed: int, device: torch.device) -> Batch:
+    """``n`` uniformly drawn (user, item) pairs with one positive label in five (one positive
+    to four negatives, as NCF trains), drawn on ``device``."""
+    g = generator(seed, device)
+    u = torch.randint(0, users, (n,), generator=g, device=device)
+    i = torch.randint(0, items, (n,), generator=g, device=device)
+    y = (torch.rand(n, generator=g, device=device) < 0.2).float()
+    return u, i, y
+
+
 class NCFWorkload(Workload):
     """NeuMF trained with Adam on positives plus sampled negatives."""
 
@@ -81,9 +93,14 @@ class NCFWorkload(Workload):
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
         p = params
+        if scale == "throughput":
+            self.users, self.items = int(p["users"]), int(p["items"])
+            self.batch = random_pairs(
+                self.global_batch_size // ctx.world, self.users, self.items, ctx.seed, ctx.device
+            )
+            self.n_eval = 0
+            return
         if scale == "full":
-            from collector.run.data.movielens import load_movielens
-
             self.train_pos, test, self.users, self.items = load_movielens(
                 self.data_path("ratings.csv")
             )
@@ -108,7 +125,11 @@ class NCFWorkload(Workload):
         self.topk = int(p.get("topk", 10))
 
     def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Positives plus ``negatives`` fresh negatives each, shuffled and sharded."""
+        """Positives plus ``negatives`` fresh negatives each, shuffled and sharded (at
+        ``throughput``, the one synthetic batch)."""
+        if self.scale == "throughput":
+            yield self.batch
+            return
         g = generator(self.ctx.seed * 7919 + epoch)
         n = self.train_pos.shape[0] * self.negatives
         users = self.train_pos[:, 0].repeat(self.negatives)

@@ -13,15 +13,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from collector.run.data.imagenet import imagenet_loaders
+from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import (
-    Batch,
-    DatasetWorkload,
-    RunContext,
-    TensorShards,
-    batched,
-    generator,
-)
+from collector.run.workloads.base import DatasetWorkload, TensorShards, batched
 
 
 class ResNet50(nn.Module):
@@ -75,15 +70,13 @@ class ResNetWorkload(DatasetWorkload):
         p = params
         self.num_classes = int(p["num_classes"])
         if scale == "full":
-            from collector.run.data.imagenet import imagenet_loaders
-
             self.loaders = imagenet_loaders(
                 self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p
             )
             self.n_eval = self.loaders.n_eval
         else:
             dev = ctx.device
-            n_train, n_eval = int(p["train_samples"]), int(p["eval_samples"])
+            n_train, n_eval = self.synthetic_sizes()
             x, y = synthetic_images(
                 n_train + n_eval, int(p["image_size"]), self.num_classes, self.data_seed, dev
             )

@@ -12,18 +12,20 @@ from typing import Any
 
 import torch
 
-from collector.run.workloads.base import DatasetWorkload, RunContext, TensorShards, generator
+from collector.run.data.coco import coco_loaders
+from collector.run.types import RunContext, generator
+from collector.run.workloads.base import DatasetWorkload, TensorShards
 from collector.run.workloads.boxes import COCO_THRESHOLDS
 
 
 @dataclass
 class Scenes:
-    """Images ``[N, 3, S, S]``, boxes ``[N, M, 4]``, labels ``[N, M]`` (-1 pad), masks."""
+    """Images ``[N, 3, H, W]``, boxes ``[N, M, 4]``, labels ``[N, M]`` (-1 pad), masks."""
 
     images: torch.Tensor
     boxes: torch.Tensor
     labels: torch.Tensor
-    masks: torch.Tensor  # [N, M, S, S] bool, visible pixels of each object
+    masks: torch.Tensor  # [N, M, H, W] bool, visible pixels of each object
 
     def split(self, n: int) -> tuple[Scenes, Scenes]:
         """The first ``n`` scenes and the rest."""
@@ -42,26 +44,30 @@ def synthetic_scenes(
     max_size: int,
     seed: int,
     device: torch.device,
+    width: int | None = None,
 ) -> Scenes:
-    """Draw ``n`` scenes with 1..``max_objects`` objects each; later objects occlude earlier."""
+    """Draw ``n`` scenes of ``size`` x ``width`` pixels (square by default) with
+    1..``max_objects`` objects each; later objects occlude earlier."""
+    h, w = size, width or size
     g = generator(seed, device)
     colors = torch.rand(num_classes, 3, generator=generator(seed + 7, device), device=device)
     colors = colors * 2 - 1
-    images = torch.randn(n, 3, size, size, generator=g, device=device) * 0.25
+    images = torch.randn(n, 3, h, w, generator=g, device=device) * 0.25
     boxes = torch.zeros(n, max_objects, 4, device=device)
     labels = torch.full((n, max_objects), -1, dtype=torch.long, device=device)
-    masks = torch.zeros(n, max_objects, size, size, dtype=torch.bool, device=device)
+    masks = torch.zeros(n, max_objects, h, w, dtype=torch.bool, device=device)
     count = torch.randint(1, max_objects + 1, (n,), generator=g, device=device)
     yy, xx = torch.meshgrid(
-        torch.arange(size, device=device) + 0.5,
-        torch.arange(size, device=device) + 0.5,
+        torch.arange(h, device=device) + 0.5,
+        torch.arange(w, device=device) + 0.5,
         indexing="ij",
     )
     for m in range(max_objects):
         live = count > m
         cls = torch.randint(0, num_classes, (n,), generator=g, device=device)
         wh = torch.randint(min_size, max_size + 1, (n, 2), generator=g, device=device).float()
-        xy = torch.rand(n, 2, generator=g, device=device) * (size - wh)
+        room = torch.tensor([w, h], device=device) - wh
+        xy = torch.rand(n, 2, generator=g, device=device) * room
         x1, y1 = xy[:, 0, None, None], xy[:, 1, None, None]
         x2, y2 = x1 + wh[:, 0, None, None], y1 + wh[:, 1, None, None]
         rect = (xx >= x1) & (xx < x2) & (yy >= y1) & (yy < y2)
@@ -84,11 +90,16 @@ def synthetic_scenes(
 
 
 def scene_sets(
-    params: dict[str, Any], num_classes: int, seed: int, device: torch.device
+    params: dict[str, Any],
+    sizes: tuple[int, int],
+    num_classes: int,
+    seed: int,
+    device: torch.device,
 ) -> tuple[Scenes, Scenes]:
-    """The train and eval scenes a detection workload's proxy-scale params ask for."""
+    """``sizes`` (train, eval) synthetic scenes as a detection workload's params describe them
+    (``image_width`` makes them rectangular)."""
     scenes = synthetic_scenes(
-        int(params["train_samples"]) + int(params["eval_samples"]),
+        sum(sizes),
         int(params["image_size"]),
         num_classes,
         int(params["max_objects"]),
@@ -96,8 +107,9 @@ def scene_sets(
         int(params["max_object"]),
         seed,
         device,
+        params.get("image_width"),
     )
-    return scenes.split(int(params["train_samples"]))
+    return scenes.split(sizes[0])
 
 
 class SceneWorkload(DatasetWorkload):
@@ -112,13 +124,13 @@ class SceneWorkload(DatasetWorkload):
         self.num_classes = int(p["num_classes"])
         self.thresholds = COCO_THRESHOLDS if p.get("map", "coco") == "coco" else [0.5]
         if scale == "full":
-            from collector.run.data.coco import coco_loaders
-
             size, batch = int(p["image_size"]), self.global_batch_size
             self.loaders = coco_loaders(self.data_path(), size, batch, ctx, p, masks=self.masks)
             self.n_eval = self.loaders.n_eval
             return
-        train, ev = scene_sets(p, self.num_classes, self.data_seed, ctx.device)
+        train, ev = scene_sets(
+            p, self.synthetic_sizes(), self.num_classes, self.data_seed, ctx.device
+        )
         tensors = 4 if self.masks else 3
         self.eval_set = (ev.images, ev.boxes, ev.labels, ev.masks)[:tensors]
         self.shards = TensorShards(

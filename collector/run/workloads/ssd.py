@@ -15,8 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from collector.run.types import Batch
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
-from collector.run.workloads.base import Batch, batched
+from collector.run.workloads.base import batched
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,

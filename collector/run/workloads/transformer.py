@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from collector.run.workloads.translation import BOS, PAD, TranslationWorkload
+from collector.run.types import BOS, PAD
+from collector.run.workloads.translation import TranslationWorkload
 
 
 class MultiHeadAttention(nn.Module):

@@ -17,17 +17,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from collector.run.workloads.base import (
-    Batch,
-    RunContext,
-    TensorShards,
-    Workload,
-    batched,
-    generator,
-)
-
-PAD, BOS, EOS = 0, 1, 2
-SPECIALS = 3
+from collector.run.data.wmt import load_wmt
+from collector.run.types import BOS, EOS, PAD, SPECIALS, Batch, RunContext, generator, pad_batch
+from collector.run.workloads.base import TensorShards, Workload, batched
 
 
 def corpus_bleu(hyps: Sequence[Sequence[int]], refs: Sequence[Sequence[int]], n: int = 4) -> float:
@@ -48,14 +40,6 @@ def corpus_bleu(hyps: Sequence[Sequence[int]], refs: Sequence[Sequence[int]], n:
     log_p = sum(math.log(m / t) for m, t in zip(match, total, strict=True)) / n
     bp = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
     return 100.0 * bp * math.exp(log_p)
-
-
-def pad_batch(seqs: Sequence[Sequence[int]], length: int) -> torch.Tensor:
-    """Right-pad integer sequences with PAD to ``length``."""
-    out = torch.full((len(seqs), length), PAD, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.tensor(s[:length], dtype=torch.long)
-    return out
 
 
 @torch.no_grad()
@@ -87,12 +71,10 @@ class TranslationWorkload(Workload):
         p = params
         self.max_len = int(p["max_len"])
         if scale == "full":
-            from collector.run.data.wmt import load_wmt
-
             (tr_src, tr_tgt), (ev_src, ev_tgt), self.vocab = load_wmt(self.data_path(), p)
         else:
             self.vocab = int(p["vocab"])
-            n_tr, n_ev = int(p["train_samples"]), int(p["eval_samples"])
+            n_tr, n_ev = self.synthetic_sizes()
             src, tgt = synthetic_pairs(
                 n_tr + n_ev, self.vocab, int(p["min_len"]), self.max_len, self.data_seed
             )

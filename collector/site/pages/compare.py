@@ -196,8 +196,9 @@ NOTES = {
     " baseline's own count and precision compare accelerator models (and, for local runs, the"
     " same code on two machines).",
     "cost_energy": " cost_usd is accelerator_hours times the rate per accelerator-hour in"
-    " `runs/prices.csv` (or `$COLLECTOR_PRICES`); a price_label of `example` marks an example"
-    " rate shipped with collector, not a quoted price: put your own rates in that file."
+    " a CSV file named by `$COLLECTOR_PRICES` (collector ships example rates); a price_label"
+    " of `example` marks an example"
+    " rate shipped with collector, not a quoted price: put your own rates in such a file."
     " Minutes here are the mean of all converged runs; the benchmark pages show the MLPerf"
     " score, which drops the fastest and the slowest run first.",
 }

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from markupsafe import Markup
 
+from collector import store as stores
 from collector.queries import query
 from collector.site.data import SiteData
 from collector.site.model import Page, Section, Table
 from collector.site.pages.common import link
-
-MANIFEST_CSV = Path(__file__).resolve().parents[3] / "runs" / "official" / "manifest.csv"
 
 
 def files(data: SiteData) -> dict[str, bytes]:
@@ -24,8 +22,9 @@ def files(data: SiteData) -> dict[str, bytes]:
     for name, table in sorted(data.tables.items()):
         out[f"data/{name}.csv"] = _csv(table)
         out[f"data/{name}.parquet"] = _parquet(table)
-    if MANIFEST_CSV.exists():
-        out["data/official-manifest.csv"] = MANIFEST_CSV.read_bytes()
+    manifest = stores.shipped("official", "manifest.csv")
+    if manifest.exists():
+        out["data/official-manifest.csv"] = manifest.read_bytes()
     return out
 
 

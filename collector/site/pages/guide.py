@@ -1,10 +1,6 @@
-"""Guide: the configurations that can answer a deadline, filtered in the browser.
-
-The guide table holds official results and the user's own full-size runs from `site_scores`,
-and projections to full size where the store has a `projections` table with the same columns
-(its rows are labelled 'projected'). Proxy-scale runs never answer a deadline: they are on the
-Local pipeline checks page.
-"""
+"""Guide: the configurations that can answer a deadline (the site_guide table: official
+scores, the user's own full-size runs and projections from full-size throughput), filtered in
+the browser. Proxy-scale runs never answer a deadline: they are on Local pipeline checks."""
 
 from __future__ import annotations
 
@@ -29,18 +25,13 @@ COLUMNS = (
 def rows(data: SiteData) -> list[Row]:
     """The guide table: one row per scored configuration that may answer a deadline, newest
     round first, then by time."""
-    found = [
-        *data.rows("site_scores"),
-        *({**r, "evidence": "projected"} for r in data.rows("projections")),
-    ]
     out = [
         {
             **{c: r.get(c) for c in COLUMNS},
             "title": settings().benchmark(r["benchmark"]).title,
             "family": settings().family_title(settings().benchmark(r["benchmark"]).family),
         }
-        for r in found
-        if r.get("evidence") in EVIDENCE and r.get("score_minutes")
+        for r in data.rows("site_guide")
     ]
     out.sort(key=lambda r: (EVIDENCE.index(r["evidence"]), _minus(r["round"]), r["score_minutes"]))
     return out

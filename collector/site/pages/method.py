@@ -1,4 +1,5 @@
-"""method-sql.md: the SQL of every derived table, its contract, scoring and variance rules."""
+"""method-sql.md: the projection's measured error, the SQL of every derived table, its
+contract, scoring and variance rules."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import markdown_text
 from collector.site.model import Page, Section, Table
+from collector.site.pages.common import num
 
 
 def page(data: SiteData) -> Page:
     """The generated half of the method: queries, rules and thresholds as the code has them."""
     rules = query.score_rules().to_pylist()
     sections = [
+        _projection_error(data),
         Section(
             "Scoring rules",
             intro=Markup("From `collector/queries/score_rules.yml`."),
@@ -58,6 +61,57 @@ def page(data: SiteData) -> Page:
         intro=Markup(
             "How each metric is computed, as the code computes it. The prose "
             "is on the [Method](method.md) page."
+        ),
+    )
+
+
+def _projection_error(data: SiteData) -> Section:
+    """How far projected times to train miss on official submissions (projection_error)."""
+    return Section(
+        "Projection error",
+        intro=Markup(
+            "A time to train *projected from measured throughput* is the samples that the "
+            "official runs nearest in global batch trained to reach the quality target, divided "
+            "by the measured samples per second, plus the measured start-up and evaluations "
+            "(`projection`). The same method is checked on official submissions whose logs time "
+            "their epochs and evaluations: each one is projected from its own timings and the "
+            "epochs to target of the *other* submissions of the same benchmark and target "
+            "nearest in global batch, and compared with its real score. The goal is a median "
+            "|error| of at most 10%. Of the last two columns, the first is the error with the "
+            "submission's own epochs (the timing alone), the second how far the borrowed epochs "
+            "are from its own (the samples to target alone)."
+        ),
+        table=Table(
+            (
+                "benchmark",
+                "quality target",
+                "submissions",
+                "rounds",
+                "median |error|, %",
+                "90th percentile |error|, %",
+                "median error, %",
+                "timing alone: median |error|, %",
+                "epochs alone: median |error|, %",
+            ),
+            tuple(
+                (
+                    r["benchmark"],
+                    num(r["quality_target"]),
+                    r["submissions"],
+                    ", ".join(r["rounds"]),
+                    num(r["median_abs_error_pct"], 2),
+                    num(r["p90_abs_error_pct"], 2),
+                    num(r["median_error_pct"], 2),
+                    num(r["median_abs_timing_error_pct"], 2),
+                    num(r["median_abs_epochs_error_pct"], 2),
+                )
+                for r in data.rows("projection_error")
+            ),
+        ),
+        notes=()
+        if data.rows("projection_error")
+        else (
+            Markup("No official submission in the store times its epochs: nothing to check yet."),
         ),
     )
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from collector.run.workloads import RunContext, workload_class
+from collector.run.types import RunContext
+from collector.run.workloads import workload_class
 
 PIL = pytest.importorskip("PIL.Image")
 CPU = RunContext(device=torch.device("cpu"))

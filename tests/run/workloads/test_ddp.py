@@ -7,7 +7,9 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from collector.run.procs import process_group
-from collector.run.workloads import BENCHMARKS, RunContext, workload_class
+from collector.run.suite import BENCHMARKS
+from collector.run.types import RunContext
+from collector.run.workloads import workload_class
 from tests.run.test_procs import thread_names
 from tests.run.workloads.test_workloads import tiny_params
 

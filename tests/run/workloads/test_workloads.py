@@ -7,8 +7,9 @@ import copy
 import pytest
 import torch
 
-from collector.run.suite import load_suite
-from collector.run.workloads import BENCHMARKS, RunContext, workload_class
+from collector.run.suite import BENCHMARKS, load_suite
+from collector.run.types import RunContext
+from collector.run.workloads import workload_class
 
 SMALLER = {"train_samples": 64, "eval_samples": 16, "users": 64, "items": 128, "per_user": 8}
 

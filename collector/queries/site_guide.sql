@@ -1,0 +1,29 @@
+-- site_guide: the configurations that may answer a deadline on the Guide: official scores and
+-- the user's own full-size runs (site_scores), and times projected from measured full-size
+-- throughput (projection), each with its hardware in words. Proxy-scale runs never answer.
+WITH projected AS (
+    SELECT p.*, n.model, n.vendor
+    FROM projection AS p
+    LEFT JOIN accelerator_names AS n
+        ON contains(lower(coalesce(p.accelerator, '')), lower(n.pattern))
+    QUALIFY row_number() OVER (
+        PARTITION BY p.run_id ORDER BY length(n.pattern) DESC NULLS LAST, n.model) = 1
+)
+SELECT
+    benchmark, evidence, round, hardware, vendor, accelerator_model, accelerators, nodes,
+    one_server, precision, score_minutes, fastest_minutes, slowest_minutes, runs_used,
+    submitter, system_id
+FROM site_scores
+WHERE evidence IN ('official', 'local') AND score_minutes IS NOT NULL
+UNION ALL
+SELECT
+    p.benchmark, 'projected' AS evidence, 'v0.5' AS round,
+    p.accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator') || ', 1 node'
+        || coalesce(', ' || l.words, '') AS hardware,
+    p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model, p.accelerators,
+    1 AS nodes, true AS one_server, p.precision, p.projected_minutes AS score_minutes,
+    p.projected_ci_low_minutes AS fastest_minutes,
+    p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id
+FROM projected AS p
+LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
+ORDER BY benchmark, evidence, round, score_minutes, system_id
