@@ -30,15 +30,19 @@ def page(data: SiteData) -> Page:
             "Run-to-run variance",
             intro=Markup("From `collector/site/site.yml`."),
             table=Table(
-                ("benchmark", "kind of job", "allowed variance, %"),
+                ("allowed variance, %", "benchmarks"),
                 tuple(
-                    (b.title, settings().family_title(b.family), b.variance_pct)
-                    for b in settings().benchmarks.values()
+                    (v, ", ".join(b.title for b in bs if b.variance_pct == v))
+                    for bs in [list(settings().benchmarks.values())]
+                    for v in sorted({b.variance_pct for b in bs})
                 ),
             ),
         ),
     ]
+    site_tables = {n: c for n, c in query.contracts().items() if n.startswith("site_")}
     for name, c in query.contracts().items():
+        if name in site_tables:
+            continue
         cols = Table(
             ("column", "unit", "meaning"),
             tuple((col["name"], col.get("unit"), col.get("description")) for col in c.columns),
@@ -53,6 +57,20 @@ def page(data: SiteData) -> Page:
                 table=cols,
             )
         )
+    sections.append(
+        Section(
+            "Tables the pages read",
+            intro=Markup(
+                "Joins of the tables above, in the words the pages use: no new measure. Their "
+                "SQL is in `collector/queries/<table>.sql`, their columns in the downloads on "
+                "[Data](data.md)."
+            ),
+            table=Table(
+                ("table", "grain"),
+                tuple((n, c.grain) for n, c in site_tables.items()),
+            ),
+        )
+    )
     return Page(
         "method-sql.md",
         "Queries and rules",
