@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from collector.ingest.rcp import scaling_factor
 from collector.ingest.scan import Events, Issue, scan
 from collector.ingest.summary import RunSummary, summarize
 from collector.ingest.systems import classify_interconnect, read_description, system_row
@@ -89,6 +90,10 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
         for n, e in enumerate(summary.evals)
     ]
     telemetry = _telemetry(entry, run_id, issues)
+    run["rcp_scaling_factor"], problem = scaling_factor(entry.path.parent)
+    if problem:
+        rel = _sibling(entry.rel_path, "scaling.json")
+        issues.append(IssueRow(rel, None, "warning", "bad-scaling", problem, digest))
     return Parsed(run, events, {"evals": evals, "telemetry": telemetry}, issues, system)
 
 

@@ -14,8 +14,18 @@ from collector.errors import StoreError
 
 Migration = Callable[[pa.Table], pa.Table]
 
+
+def _runs_add_rcp_scaling_factor(table: pa.Table) -> pa.Table:
+    """runs 1 -> 2: the RCP normalisation factor (scaling.json), unknown for old rows."""
+    return table.append_column(
+        pa.field("rcp_scaling_factor", pa.float64()), pa.nulls(table.num_rows, pa.float64())
+    )
+
+
 # (table, from_version) -> migration to from_version + 1. Version 1 is the first release.
-MIGRATIONS: dict[tuple[str, int], Migration] = {}
+MIGRATIONS: dict[tuple[str, int], Migration] = {
+    ("runs", 1): _runs_add_rcp_scaling_factor,
+}
 
 
 def stored_version(table: pa.Table) -> int:

@@ -70,7 +70,7 @@ def test_two_non_converged_runs_make_it_unscorable(store):
     runs = [run(i, 10) for i in range(3)] + [run(i, 1, status="failed") for i in (3, 4)]
     (row,) = scores_of(store, runs)
     assert row["score_minutes"] is None
-    assert row["unscorable_reason"] == "2 of 5 runs did not converge"
+    assert row["unscorable_reason"] == "2 of 5 runs did not converge, the rules allow 1"
 
 
 def test_a_single_run_is_unscorable_with_the_rule_named(store):
@@ -121,12 +121,96 @@ def test_local_runs_need_three_and_group_by_precision(store):
     assert rows["bf16"]["unscorable_reason"] == "2 runs present, the rules require 3"
 
 
-def test_aborted_runs_do_not_count(store):
+def test_an_aborted_run_counts_as_not_converged(store):
+    runs = [run(i, 10 + i) for i in range(4)] + [run(4, 1, status="aborted")]
+    (row,) = scores_of(store, runs)
+    # 5 runs: 10, 11, 12, 13 and one aborted (infinitely slow); drop 10 and the aborted one
+    assert (row["runs_total"], row["runs_converged"], row["runs_used"]) == (5, 4, 3)
+    assert row["score_minutes"] == pytest.approx(12.0)
+
+
+def test_two_aborted_runs_make_it_unscorable(store):
+    runs = [run(i, 10) for i in range(3)] + [run(i, 1, status="aborted") for i in (3, 4)]
+    (row,) = scores_of(store, runs)
+    assert row["unscorable_reason"] == "2 of 5 runs did not converge, the rules allow 1"
+
+
+def test_an_incomplete_run_counts_as_not_converged(store):
+    runs = [run(i, 10 + i) for i in range(4)] + [run(4, 1, status="incomplete")]
+    (row,) = scores_of(store, runs)
+    assert row["score_minutes"] == pytest.approx(12.0)
+
+
+def test_local_aborted_runs_count_too(store):
     runs = [run(i, 10, source="local") for i in range(3)] + [
         run(3, 1, status="aborted", source="local")
     ]
     (row,) = scores_of(store, runs)
-    assert (row["runs_total"], row["score_minutes"]) == (3, pytest.approx(10.0))
+    assert (row["runs_total"], row["runs_used"]) == (4, 2)
+    assert row["score_minutes"] == pytest.approx(10.0)
+
+
+ROUNDS = {"v0.5", "v0.6", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1", "v4.0"}
+ROUNDS |= {"v4.1", "v5.0", "v5.1"}
+
+
+def v41(i, minutes, status="success", benchmark="bert", **extra):
+    return run(i, minutes, status, round="v4.1", benchmark=benchmark, **extra)
+
+
+def test_unet3d_drops_four_at_each_end_and_allows_four_failures(store):
+    times = [float(t) for t in range(1, 37)]
+    runs = [run(i, t, round="v1.0", benchmark="unet3d") for i, t in enumerate(times)]
+    runs += [run(36 + i, 0.5, "aborted", round="v1.0", benchmark="unet3d") for i in range(4)]
+    (row,) = scores_of(store, runs)
+    # 40 runs, 4 infinitely slow: drop 1..4 and the four failures; average 5..36
+    assert (row["runs_total"], row["runs_used"]) == (40, 32)
+    assert row["score_minutes"] == pytest.approx(sum(range(5, 37)) / 32)
+
+
+def test_unet3d_with_five_failures_is_unscorable(store):
+    runs = [run(i, 10, round="v1.0", benchmark="unet3d") for i in range(35)]
+    runs += [run(35 + i, 1, "failed", round="v1.0", benchmark="unet3d") for i in range(5)]
+    (row,) = scores_of(store, runs)
+    assert row["unscorable_reason"] == "5 of 40 runs did not converge, the rules allow 4"
+
+
+def test_gpt3_three_runs_score_the_middle_one(store):
+    runs = [v41(i, m, benchmark="gpt3") for i, m in enumerate([100, 90, 120])]
+    (row,) = scores_of(store, runs)
+    assert (row["runs_used"], row["score_minutes"]) == (1, pytest.approx(100.0))
+
+
+def test_more_runs_than_required_all_count(store):
+    runs = [v41(i, m, benchmark="ssd") for i, m in enumerate([5, 6, 7, 8, 9, 10])]
+    (row,) = scores_of(store, runs)
+    assert (row["runs_used"], row["score_minutes"]) == (4, pytest.approx(7.5))
+
+
+def test_the_rcp_factor_multiplies_the_score_and_is_kept_beside_it(store):
+    runs = [v41(i, 10 + i, rcp_scaling_factor=1.25) for i in range(10)]
+    (row,) = scores_of(store, runs)
+    assert row["raw_score_minutes"] == pytest.approx(14.5)
+    assert row["rcp_scaling_factor"] == 1.25
+    assert row["score_minutes"] == pytest.approx(14.5 * 1.25)
+
+
+def test_rounds_before_v2_apply_no_rcp_factor(store):
+    runs = [
+        run(i, 10 + i, round="v1.1", benchmark="bert", rcp_scaling_factor=1.5) for i in range(10)
+    ]
+    (row,) = scores_of(store, runs)
+    assert (row["rcp_scaling_factor"], row["score_minutes"]) == (1.0, pytest.approx(14.5))
+
+
+def test_a_benchmark_the_round_does_not_have_is_unscorable(store):
+    (row,) = scores_of(store, [v41(i, 10, benchmark="minigo") for i in range(10)])
+    assert row["unscorable_reason"] == "no scoring rule for minigo in v4.1"
+
+
+def test_every_round_has_rules():
+    rounds = set(query.score_rules().column("round").to_pylist())
+    assert rounds > ROUNDS
 
 
 def test_contract_invariants_hold_on_given_rows(store):
