@@ -1,9 +1,15 @@
 """The scores table from given runs to expected rows."""
 
+import contextlib
+import io
 import math
+import shutil
+from pathlib import Path
 
 import pytest
+from mlperf_logging.result_summarizer import result_summarizer
 
+from collector.ingest.pipeline import ingest
 from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
@@ -217,3 +223,53 @@ def test_contract_invariants_hold_on_given_rows(store):
     scores_of(store, [run(i, 10 + i) for i in range(5)] + [run(0, 3, system="other")])
     assert query.check_contracts(store) == []
     assert not math.isnan(query.run("scores", store).column("runs_total")[0].as_py())
+
+
+# --- oracle: MLCommons' result summarizer on real result folders --------------------------
+
+ROUND_FOLDERS = Path(__file__).resolve().parents[1] / "fixtures" / "rounds"
+# (tree, org, system, benchmark, ruleset): every benchmark folder of tests/fixtures/rounds
+ORACLE_CASES = [
+    ("training_results_v1.1", "NVIDIA", "dgxa100_ngc21.09_merlin_hugectr", "dlrm", "1.1.0"),
+    ("training_results_v2.1", "Intel", "1-node-SPR-pytorch", "dlrm", "2.1.0"),
+    ("training_results_v4.1", "Google", "cloud-tpu-trillium-1024-maxtext", "gpt3", "4.1.0"),
+    ("training_results_v5.0", "tinycorp", "tinybox_green", "retinanet", "5.0.0"),
+]
+
+
+@pytest.fixture(scope="module")
+def official_scores(tmp_path_factory):
+    """collector's scores of the fixture folders, by (round, system, benchmark)."""
+    store = tmp_path_factory.mktemp("rounds") / "store"
+    ingest(sorted(ROUND_FOLDERS.glob("training_results_*")), store=store)
+    rows = query.run("scores", store).to_pylist()
+    return {(r["round"], r["system"], r["benchmark"]): r for r in rows}
+
+
+def summarizer_score(folder: Path, benchmark: str, ruleset: str, tmp_path: Path):
+    """(minutes, RCP factor) of mlperf-logging's result summarizer on a copy of `folder`."""
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    with contextlib.redirect_stdout(io.StringIO()):
+        minutes, _, factor = result_summarizer._compute_strong_score_standalone(
+            benchmark, folder.parent.name, False, str(copy), "training", ruleset
+        )
+    return minutes, factor
+
+
+@pytest.mark.parametrize("tree, org, system, benchmark, ruleset", ORACLE_CASES)
+def test_scores_equal_the_result_summarizers(
+    official_scores, tmp_path, tree, org, system, benchmark, ruleset
+):
+    folder = ROUND_FOLDERS / tree / org / "results" / system / benchmark
+    expected, factor = summarizer_score(folder, benchmark, ruleset, tmp_path)
+    ours = official_scores[(tree.removeprefix("training_results_"), system, benchmark)]
+    assert ours["rcp_scaling_factor"] == pytest.approx(factor, rel=1e-12)
+    assert ours["score_minutes"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_fixtures_exercise_aborted_incomplete_and_rcp_runs(official_scores):
+    rows = list(official_scores.values())
+    assert {r["runs_total"] - r["runs_converged"] for r in rows} == {0, 1}
+    assert sum(r["rcp_scaling_factor"] != 1.0 for r in rows) == 2
+    assert all(r["score_minutes"] is not None for r in rows)
