@@ -32,7 +32,6 @@ import glob
 import importlib
 import json
 import math
-import os
 import re
 import subprocess
 import sys
@@ -41,21 +40,24 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import yaml
+
 # the mlperf-logging release each round was scored with, and the round's ruleset
 RELEASES = {
-    "v0.7": ("0.7.0", "0.7.0"),
-    "v1.0": ("1.0.0", "1.0.0"),
-    "v1.1": ("1.1.0-rc4", "1.1.0"),
-    "v2.0": ("2.0.0", "2.0.0"),
-    "v2.1": ("2.1.0", "2.1.0"),
-    "v3.0": ("3.0.0-rc2", "3.0.0"),
-    "v3.1": ("3.1.0-rc3", "3.1.0"),
-    "v4.0": ("4.0.0-rc3-rcp-prunning", "4.0.0"),
-    "v4.1": ("4.1.0-rc4", "4.1.0"),
-    "v5.0": ("5.0.0-rc3", "5.0.0"),
     "v5.1": ("5.1.0-rc4", "5.1.0"),
+    "v5.0": ("5.0.0-rc3", "5.0.0"),
+    "v4.1": ("4.1.0-rc4", "4.1.0"),
+    "v4.0": ("4.0.0-rc3-rcp-prunning", "4.0.0"),
+    "v3.1": ("3.1.0-rc3", "3.1.0"),
+    "v3.0": ("3.0.0-rc2", "3.0.0"),
+    "v2.1": ("2.1.0", "2.1.0"),
+    "v2.0": ("2.0.0", "2.0.0"),
+    "v1.1": ("1.1.0-rc4", "1.1.0"),
+    "v1.0": ("1.0.0", "1.0.0"),
+    "v0.7": ("0.7.0", "0.7.0"),
 }
 RELATIVE_TOLERANCE = 1e-6
+RULES = Path(__file__).resolve().parents[1] / "collector" / "queries" / "rules"
 
 _summarizer = None  # the summarizer module of this worker process
 
@@ -69,10 +71,27 @@ def _load_summarizer(root: str | None) -> None:
     module = importlib.import_module("mlperf_logging.result_summarizer.result_summarizer")
     checker = importlib.import_module("mlperf_logging.compliance_checker.mlp_compliance")
     checker.yaml = _CachedYaml(checker.yaml)
+    parsers = importlib.import_module("mlperf_logging.compliance_checker.mlp_parser")
+    if hasattr(module, "parse_file"):  # the summarizer parses each log again after the checker
+        parsers.parse_file = module.parse_file = _last_parsed(parsers.parse_file)
     for name, parser in list(sys.modules.items()):
         if name.startswith("mlperf_logging.compliance_checker.mlp_parser.ruleset_"):
             parser.re = _FastRe(getattr(parser, "TOKEN", ":::MLLOG "))
     _summarizer = module
+
+
+def _last_parsed(parse):
+    """parse_file, answering a second call for the same file from the first's result."""
+    last: list = [None, None]
+
+    def parse_file(*args, **kwargs):
+        key = (args, tuple(sorted(kwargs.items())))
+        if last[0] != key:
+            last[:] = [key, parse(*args, **kwargs)]
+        loglines, errors = last[1]
+        return list(loglines), list(errors)
+
+    return parse_file
 
 
 class _FastRe:
@@ -225,48 +244,37 @@ _V06 = re.compile(rb":::MLL (\d+(?:\.\d+)?) (\w+): (.*)")
 _MLLOG = re.compile(rb":::MLLOG (\{.*\})")
 
 
-def recompute_run(path: Path) -> tuple[float | None, bool]:
-    """(minutes, converged) of one raw log, read without collector's parser: the first
-    run_start to the last run_stop; converged if run_stop says so, else if an evaluation
-    reached the logged target."""
+def recompute_run(path: Path) -> tuple[float, bool]:
+    """(minutes, converged) of one raw log, read with this script's own few regular
+    expressions: the first run_start to the last run_stop; converged if run_stop says so
+    (success flag or status), else if an evaluation reached the logged target. A log without
+    both events is (inf, False)."""
     start = stop = None
-    status = None
-    target, best = None, None
+    status = target = best = None
     for raw in path.read_bytes().splitlines():
         key, t, value = _event(raw)
-        if key is None:
-            continue
         if key == "run_start" and start is None:
             start = t
-        elif key in ("run_stop", "run_final") and key == "run_stop":
-            stop = t
-            status = _stop_status(value)
+        elif key == "run_stop":
+            stop, status = t, _stop_status(value)
         elif key in ("eval_target", "quality_target"):
             target = _number(value)
-        elif key == "eval_accuracy":
-            q = _number(value)
-            if q is not None:
-                best = q if best is None else max(best, q)
+        elif key == "eval_accuracy" and (q := _number(value)) is not None:
+            best = q if best is None else max(best, q)
     if start is None or stop is None:
-        return None, False
-    if status == "aborted":
-        return (stop - start) / 60, False
-    if target is not None and best is not None:
-        return (stop - start) / 60, best >= target * (1 - 1e-9) - 1e-12
-    return (stop - start) / 60, status == "success"
+        return math.inf, False
+    if status is not None:
+        return (stop - start) / 60, status == "success"
+    return (stop - start) / 60, target is not None and best is not None and best >= target
 
 
 def _event(raw: bytes) -> tuple[str | None, float, object]:
     if m := _MLLOG.search(raw):
         try:
             doc = json.loads(m.group(1))
-        except ValueError:
+            return doc["key"], float(doc["time_ms"]) / 1000, doc
+        except (ValueError, KeyError, TypeError):
             return None, 0.0, None
-        value = doc.get("value")
-        meta = doc.get("metadata") or {}
-        if doc.get("key") == "run_stop":
-            value = {"status": meta.get("status")}
-        return doc.get("key"), float(doc.get("time_ms", 0)) / 1000, value
     for pattern in (_V06, _V05):
         if m := pattern.search(raw):
             text = (m.group(3) or b"").decode("latin-1").strip()
@@ -274,201 +282,216 @@ def _event(raw: bytes) -> tuple[str | None, float, object]:
                 value = json.loads(text) if text else None
             except ValueError:
                 value = text
-            if isinstance(value, dict) and "value" in value and "metadata" in value:
-                meta = value.get("metadata") or {}
-                value = {"status": meta.get("status")} if m.group(2) == b"run_stop" else value
             return m.group(2).decode(), float(m.group(1)), value
     return None, 0.0, None
 
 
 def _stop_status(value: object) -> str | None:
-    if isinstance(value, dict):
-        if isinstance(value.get("status"), str):
-            return value["status"].lower()
-        if isinstance(value.get("success"), bool):
-            return "success" if value["success"] else "failed"
-        if isinstance(value.get("value"), dict):
-            return _stop_status(value["value"])
-    return None
+    if not isinstance(value, dict):
+        return None
+    meta = value.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("status"), str):
+        return meta["status"].lower()
+    if isinstance(value.get("status"), str):
+        return value["status"].lower()
+    if isinstance(value.get("success"), bool):
+        return "success" if value["success"] else "failed"
+    return _stop_status(value.get("value"))
 
 
 def _number(value: object) -> float | None:
     if isinstance(value, dict):
-        value = value.get("value", value.get("accuracy"))
+        return _number(value.get("value"))
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     return None
 
 
-# --- comparison ---------------------------------------------------------------------------
-
-
-def store_scores(store: str) -> list[dict]:
-    """`collector query scores` over STORE, official rows."""
-    from collector.queries import query
-
-    table = query.sql("SELECT * FROM scores WHERE source = 'official'", store)
-    return table.to_pylist()
-
-
-def compare(oracle: list[dict], ours: list[dict], rounds: list[str]) -> None:
-    """Print, per round, how the store's scores compare with the oracle's."""
-    by_folder = {}
-    for row in ours:
-        by_folder[(row["round"], row["log_folder"])] = row
-    report: dict[str, dict] = defaultdict(lambda: defaultdict(Counter))
-    stats: dict[str, Counter] = defaultdict(Counter)
-    for o in oracle:
-        rnd = o["round"]
-        key = (rnd, _folder_key(o["folder"]))
-        mine = by_folder.pop(key, None)
-        stats[rnd]["configurations"] += 1
-        theirs = _float(o["oracle_minutes"])
-        score = mine["score_minutes"] if mine else None
-        if score is not None:
-            stats[rnd]["scored"] += 1
-        if mine is None:
-            report[rnd]["mismatch"]["not in the store"] += 1
-            continue
-        if score is None:
-            report[rnd]["unscorable"][_reason(mine["unscorable_reason"])] += 1
-            if theirs is None:
-                stats[rnd]["agreed_unscorable"] += 1
-            continue
-        if theirs is None:
-            why = f"summarizer gives none ({o['dropped']} of {o['files']} dropped: "
-            why += f"{o['why_dropped'][:70]})"
-            report[rnd]["mismatch"][why] += 1
-            continue
-        stats[rnd]["comparable"] += 1
-        if math.isclose(score, theirs, rel_tol=RELATIVE_TOLERANCE):
-            stats[rnd]["matched"] += 1
-        else:
-            why = _why_differ(mine, o, theirs)
-            report[rnd]["mismatch"][why] += 1
-            stats[rnd]["mismatched"] += 1
-    for rnd, folder in by_folder:
-        if rnd in rounds and rnd in RELEASES:
-            report[rnd]["extra"][f"in the store only: {folder}"] += 1
-    _print(rounds, stats, report)
-
-
-def _folder_key(folder: str) -> str:
-    parts = Path(folder).parts
-    i = parts.index("results")
-    return "/".join(parts[i - 1 :])
-
-
-def _reason(text: str | None) -> str:
-    return re.sub(r"\d+", "N", text or "")
-
-
-def _float(value) -> float | None:
-    if value in (None, ""):
-        return None
-    return float(value)
-
-
-def _why_differ(mine: dict, o: dict, theirs: float) -> str:
-    failed_ours = mine["runs_total"] - mine["runs_converged"]
-    if failed_ours != int(o["dropped"]):
-        return (
-            f"failed runs differ: ours {failed_ours}, summarizer {o['dropped']} "
-            f"({o['why_dropped'][:60]})"
-        )
-    if mine["runs_total"] != int(o["files"]):
-        return f"runs differ: ours {mine['runs_total']}, summarizer {o['files']}"
-    if abs(float(o["scaling_factor"]) - (mine["rcp_scaling_factor"] or 1.0)) > 1e-12:
-        return "RCP scaling factor differs"
-    return f"times differ ({mine['score_minutes']:.6f} vs {theirs:.6f} min)"
-
-
-def _print(rounds, stats, report) -> None:
-    for rnd in rounds:
-        st = stats[rnd]
-        comparable = st["comparable"]
-        rate = f"{100 * st['matched'] / comparable:.1f}%" if comparable else "n/a"
-        print(
-            f"\n{rnd}: configurations {st['configurations']}, scored {st['scored']}, "
-            f"matched {st['matched']} of {comparable} scored by both ({rate}), "
-            f"unscorable by both {st['agreed_unscorable']}"
-        )
-        for kind in ("mismatch", "unscorable", "extra"):
-            for why, n in sorted(report[rnd][kind].items(), key=lambda kv: -kv[1])[:12]:
-                print(f"  {kind}: {n} x {why}")
-
-
-def recompute_rows(rounds_dir: Path, rounds: list[str], rules: dict) -> list[dict]:
-    """Independent scores of v0.5 to v0.7 from the raw logs under the rounds' rules."""
+def recompute(rounds_dir: Path, rounds: list[str]) -> list[dict]:
+    """Independent scores of v0.5 to v0.7 from the raw logs, under the rounds' rules
+    (collector/queries/rules/<round>.yml, read here as plain YAML)."""
     rows = []
     for rnd in rounds:
         if rnd not in ("v0.5", "v0.6", "v0.7"):
             continue
+        rules = yaml.safe_load((RULES / f"{rnd}.yml").read_text())
         tree = rounds_dir / f"training_results_{rnd}"
-        groups: dict[str, list[Path]] = defaultdict(list)
-        for log in sorted(tree.rglob("result_*")):
-            if "results" in log.parts and log.suffix in (".txt", ".log"):
-                groups[str(log.parent)].append(log)
-        for folder, logs in groups.items():
-            bench = _alias(Path(folder).name)
-            rule = rules.get((rnd, bench))
-            times = [recompute_run(p) for p in logs]
+        folders: dict[Path, list[Path]] = defaultdict(list)
+        for log in sorted(tree.rglob("result_*.txt")):
+            if "results" in log.parts:
+                folders[log.parent].append(log)
+        for folder, logs in sorted(folders.items()):
+            bench = _alias(folder.name)
+            rule = rules["benchmarks"].get(bench)
+            rule = None if rule is None else {**rules["defaults"], **rule}
+            runs = [recompute_run(p) for p in logs]
             rows.append(
                 {
                     "round": rnd,
-                    "folder": folder,
+                    "folder": str(folder),
                     "benchmark": bench,
-                    **_score_independently(times, rule),
+                    "files": len(runs),
+                    "dropped": sum(not ok for _, ok in runs),
+                    "why_dropped": "not converged",
+                    "scaling_factor": 1.0,
+                    "oracle_minutes": _olympic(runs, logs, rule),
                 }
             )
     return rows
 
 
-def _score_independently(times, rule) -> dict:
-    files = len(times)
-    failed = sum(1 for t, ok in times if not ok)
-    out = {
-        "files": files,
-        "dropped": failed,
-        "why_dropped": "not converged",
-        "scaling_factor": 1.0,
-        "oracle_minutes": None,
-    }
-    if rule is None:
-        return out
-    required, scored, drop = rule
-    if files < required:
-        return out
-    if scored:  # v0.5 NCF: the first `scored` converged runs by start
-        ok = [t for t, good in times if good][:scored]
-        if len(ok) < scored:
-            return out
-        kept = sorted(ok)
+def _olympic(runs: list[tuple[float, bool]], logs: list[Path], rule: dict | None):
+    if rule is None or len(runs) < rule["runs_required"]:
+        return None
+    drop = rule["dropped_each_end"]
+    if rule["selection"] == "first_converged_by_start":
+        starts = [_first_start(p) for p in logs]
+        kept = [t for _, (t, ok) in sorted(zip(starts, runs, strict=True)) if ok]
+        kept = kept[: rule["runs_scored"]]
+        if len(kept) < rule["runs_scored"]:
+            return None
     else:
-        kept = sorted(t if good and t is not None else math.inf for t, good in times)
-    if failed > drop and not scored:
-        return out
-    middle = kept[drop : len(kept) - drop]
-    if middle and all(math.isfinite(t) for t in middle):
-        out["oracle_minutes"] = sum(middle) / len(middle)
-    return out
+        kept = [t if ok else math.inf for t, ok in runs]
+        if sum(not ok for _, ok in runs) > rule["failed_allowed"]:
+            return None
+    middle = sorted(kept)[drop : len(kept) - drop]
+    return sum(middle) / len(middle) if middle else None
+
+
+def _first_start(path: Path) -> float:
+    for raw in path.read_bytes().splitlines():
+        key, t, _ = _event(raw)
+        if key == "run_start":
+            return t
+    return math.inf
+
+
+# --- comparison ---------------------------------------------------------------------------
+
+STORE_SQL = """
+SELECT s.*, f.tree, f.folder
+FROM scores AS s
+JOIN (
+    SELECT DISTINCT system_id, benchmark, coalesce(precision, '') AS p,
+        coalesce(interconnect, '') AS i, coalesce(accelerators, -1) AS a,
+        split_part(log_path, '/', 1) AS tree,
+        regexp_replace(regexp_replace(log_path, '^[^/]*/', ''), '/[^/]*$', '') AS folder
+    FROM store.runs WHERE source = 'official'
+) AS f
+    ON f.system_id = s.system_id AND f.benchmark = s.benchmark
+    AND f.p = coalesce(s.precision, '') AND f.i = coalesce(s.interconnect, '')
+    AND f.a = coalesce(s.accelerators, -1)
+WHERE s.source = 'official'
+"""
+
+
+def store_scores(store: str) -> dict[tuple[str, str], list[dict]]:
+    """`collector query scores` over STORE, by (round of the tree, benchmark folder)."""
+    from collector.queries import query
+
+    found: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for row in query.sql(STORE_SQL, store).to_pylist():
+        found[row["tree"].removeprefix("training_results_"), row["folder"]].append(row)
+    return found
+
+
+def compare(oracle: list[dict], ours: dict, rounds: list[str], name=None) -> None:
+    """Print, per round, how the store's scores compare with the oracle's (named `name`, else
+    the round's summarizer)."""
+    stats: dict[str, Counter] = defaultdict(Counter)
+    reasons: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for o in oracle:
+        rnd = o["round"]
+        folder = _folder_key(o["folder"], rnd)
+        mine = ours.pop((rnd, folder), [])
+        theirs = _float(o["oracle_minutes"])
+        st, why = stats[rnd], reasons[rnd]
+        st["configurations"] += 1
+        if len(mine) != 1:
+            why["mismatch"][f"{len(mine)} store configurations for the folder"] += 1
+            continue
+        (mine,) = mine
+        score = mine["score_minutes"]
+        st["scored"] += score is not None
+        if score is None:
+            why["unscorable"][_generic(mine["unscorable_reason"])] += 1
+            if theirs is None:
+                st["unscorable_by_both"] += 1
+            else:
+                st["oracle_only"] += 1
+            continue
+        if theirs is None:
+            why["mismatch"][f"the oracle gives none: {_dropped(o)}"] += 1
+            continue
+        st["both"] += 1
+        if math.isclose(score, theirs, rel_tol=RELATIVE_TOLERANCE):
+            st["matched"] += 1
+        else:
+            why["mismatch"][_why_differ(mine, o, theirs)] += 1
+    for rnd, _ in ours:
+        if rnd in rounds:
+            stats[rnd]["store_only"] += 1
+            reasons[rnd]["store only"]["a folder the oracle did not score"] += 1
+    for rnd in rounds:
+        st = stats[rnd]
+        rate = f"{100 * st['matched'] / st['both']:.1f}%" if st["both"] else "n/a"
+        print(
+            f"\n{rnd} ({name or _oracle_name(rnd)}): configurations {st['configurations']}, "
+            f"scored {st['scored']}, matched {st['matched']} of {st['both']} scored by both "
+            f"({rate}); unscorable by both {st['unscorable_by_both']}, by collector only "
+            f"{st['oracle_only']}; store-only configurations {st['store_only']}"
+        )
+        for kind in ("mismatch", "unscorable", "store only"):
+            for text, n in sorted(reasons[rnd][kind].items(), key=lambda kv: -kv[1])[:15]:
+                print(f"  {kind}: {n} x {text}")
+
+
+def _oracle_name(rnd: str) -> str:
+    return f"mlperf-logging {RELEASES[rnd][0]} result summarizer"
+
+
+def _folder_key(folder: str, rnd: str) -> str:
+    parts = Path(folder).parts
+    i = parts.index(f"training_results_{rnd}")
+    return "/".join(parts[i + 1 :])
+
+
+def _generic(text: str | None) -> str:
+    return re.sub(r"(?<![v.\d])\d+(?![.\d])", "N", text or "")
+
+
+def _float(value) -> float | None:
+    return None if value in (None, "") else float(value)
+
+
+def _dropped(o: dict) -> str:
+    return f"{o['dropped']} of {o['files']} logs dropped ({o['why_dropped'][:80]})"
+
+
+def _why_differ(mine: dict, o: dict, theirs: float) -> str:
+    failed = mine["runs_total"] - mine["runs_converged"]
+    if mine["runs_total"] != int(o["files"]):
+        return f"runs differ: collector {mine['runs_total']}, oracle {o['files']}"
+    if failed != int(o["dropped"]):
+        return f"non-converged runs differ: collector {failed}, oracle {_dropped(o)}"
+    if not math.isclose(mine["rcp_scaling_factor"], float(o["scaling_factor"]), rel_tol=1e-12):
+        return "RCP factors differ"
+    ratio = mine["score_minutes"] / theirs
+    return f"run times differ (collector / oracle = {ratio:.6f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rounds_dir", type=Path)
     parser.add_argument("store")
-    parser.add_argument(
-        "--rounds",
-        default=",".join(["v0.5", "v0.6", "v0.7", *[r for r in RELEASES if r != "v0.7"]]),
-    )
+    parser.add_argument("--rounds", default=",".join(["v0.5", "v0.6", *reversed(RELEASES)]))
     parser.add_argument("--logging-git", default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument(
         "--cache",
         type=Path,
         default=None,
-        help="CSV of the summarizer's scores: read if present, else written",
+        help="CSV of the summarizer's scores: rounds found there are not summarized again",
     )
     args = parser.parse_args()
     rounds = args.rounds.split(",")
@@ -479,9 +502,12 @@ def main() -> None:
     done = {r["round"] for r in oracle}
     todo = [r for r in rounds if r not in done]
     oracle += run_oracle(args.rounds_dir, todo, args.logging_git, args.jobs, args.cache)
-    print(len(oracle))
+    compare(oracle, store_scores(args.store), [r for r in rounds if r in RELEASES])
+    early = [r for r in rounds if r in ("v0.5", "v0.6", "v0.7")]
+    if early:
+        own = recompute(args.rounds_dir, early)
+        compare(own, store_scores(args.store), early, "independent recomputation")
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
     main()
