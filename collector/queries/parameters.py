@@ -52,6 +52,8 @@ def baselines() -> pa.Table:
             ("precision", pa.string()),
             ("system_id", pa.string()),
             ("across_sources", pa.bool_()),
+            ("accelerator_keys", pa.list_(pa.string())),
+            ("across_rounds", pa.bool_()),
         ]
     )
     return pa.Table.from_pylist(
@@ -63,6 +65,8 @@ def baselines() -> pa.Table:
                 "precision": b.get("precision"),
                 "system_id": b.get("system_id"),
                 "across_sources": bool(b.get("across_sources", False)),
+                "accelerator_keys": b.get("accelerator_keys"),
+                "across_rounds": bool(b.get("across_rounds", False)),
             }
             for b in rows
         ],
