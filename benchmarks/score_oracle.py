@@ -29,6 +29,7 @@ import argparse
 import copy
 import csv
 import glob
+import hashlib
 import importlib
 import json
 import math
@@ -48,7 +49,7 @@ RELEASES = {
     "v5.0": ("5.0.0-rc3", "5.0.0"),
     "v4.1": ("4.1.0-rc4", "4.1.0"),
     "v4.0": ("4.0.0-rc3-rcp-prunning", "4.0.0"),
-    "v3.1": ("3.1.0-rc3", "3.1.0"),
+    "v3.1": ("9b25d4a", "3.1.0"),  # rc3 + its checker fixes (AT_LEAST, step_num)
     "v3.0": ("3.0.0-rc2", "3.0.0"),
     "v2.1": ("2.1.0", "2.1.0"),
     "v2.0": ("2.0.0", "2.0.0"),
@@ -395,7 +396,26 @@ def store_scores(store: str) -> dict[tuple[str, str], list[dict]]:
     return found
 
 
-def compare(oracle: list[dict], ours: dict, rounds: list[str], name=None) -> None:
+def _stored_elsewhere(store: str) -> dict[str, str]:
+    """log sha256 -> the path it is stored under (one per distinct log)."""
+    from collector.queries import query
+
+    sql = "SELECT log_sha256, log_path FROM store.runs WHERE source = 'official'"
+    return {r["log_sha256"]: r["log_path"] for r in query.sql(sql, store).to_pylist()}
+
+
+def _why_absent(folder: str, stored: dict[str, str]) -> str:
+    """Why a folder the oracle scored has no configuration in the store."""
+    logs = sorted(Path(folder).glob("result_*.txt"))
+    elsewhere = {stored.get(hashlib.sha256(p.read_bytes()).hexdigest()) for p in logs}
+    elsewhere.discard(None)
+    if elsewhere:
+        first = sorted(elsewhere)[0].rsplit("/", 2)[0]
+        return f"its logs are byte-identical to logs stored once, under another folder ({first})"
+    return "no run of the folder in the store"
+
+
+def compare(oracle: list[dict], ours: dict, rounds: list[str], name=None, stored=None) -> None:
     """Print, per round, how the store's scores compare with the oracle's (named `name`, else
     the round's summarizer)."""
     stats: dict[str, Counter] = defaultdict(Counter)
@@ -407,7 +427,12 @@ def compare(oracle: list[dict], ours: dict, rounds: list[str], name=None) -> Non
         theirs = _float(o["oracle_minutes"])
         st, why = stats[rnd], reasons[rnd]
         st["configurations"] += 1
-        if len(mine) != 1:
+        if not mine:
+            absent = _why_absent(o["folder"], stored or {})
+            why["absent"][re.sub(r"\(.*\)", "(...)", absent)] += 1
+            st["absent"] += 1
+            continue
+        if len(mine) > 1:
             why["mismatch"][f"{len(mine)} store configurations for the folder"] += 1
             continue
         (mine,) = mine
@@ -439,9 +464,10 @@ def compare(oracle: list[dict], ours: dict, rounds: list[str], name=None) -> Non
             f"\n{rnd} ({name or _oracle_name(rnd)}): configurations {st['configurations']}, "
             f"scored {st['scored']}, matched {st['matched']} of {st['both']} scored by both "
             f"({rate}); unscorable by both {st['unscorable_by_both']}, by collector only "
-            f"{st['oracle_only']}; store-only configurations {st['store_only']}"
+            f"{st['oracle_only']}; not in the store {st['absent']}; store-only configurations "
+            f"{st['store_only']}"
         )
-        for kind in ("mismatch", "unscorable", "store only"):
+        for kind in ("mismatch", "absent", "unscorable", "store only"):
             for text, n in sorted(reasons[rnd][kind].items(), key=lambda kv: -kv[1])[:15]:
                 print(f"  {kind}: {n} x {text}")
 
@@ -502,11 +528,12 @@ def main() -> None:
     done = {r["round"] for r in oracle}
     todo = [r for r in rounds if r not in done]
     oracle += run_oracle(args.rounds_dir, todo, args.logging_git, args.jobs, args.cache)
-    compare(oracle, store_scores(args.store), [r for r in rounds if r in RELEASES])
+    stored = _stored_elsewhere(args.store)
+    compare(oracle, store_scores(args.store), [r for r in rounds if r in RELEASES], None, stored)
     early = [r for r in rounds if r in ("v0.5", "v0.6", "v0.7")]
     if early:
         own = recompute(args.rounds_dir, early)
-        compare(own, store_scores(args.store), early, "independent recomputation")
+        compare(own, store_scores(args.store), early, "independent recomputation", stored)
 
 
 if __name__ == "__main__":

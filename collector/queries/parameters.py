@@ -113,6 +113,16 @@ def prices() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+@cache
+def quality_direction() -> pa.Table:
+    """Benchmarks whose quality improves downwards, or that log two metrics (quality.yml)."""
+    doc = _doc("quality.yml")
+    rows = [{"benchmark": b, "better": "lower"} for b in doc["lower_is_better"]]
+    rows += [{"benchmark": b, "better": "mixed"} for b in doc["mixed"]]
+    schema = pa.schema([("benchmark", pa.string()), ("better", pa.string())])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
 def tables() -> dict[str, pa.Table]:
     """Every parameter table, by the name the SQL uses."""
     return {
@@ -121,4 +131,5 @@ def tables() -> dict[str, pa.Table]:
         "baselines": baselines(),
         "accelerator_models": accelerators(),
         "prices": prices(),
+        "quality_direction": quality_direction(),
     }

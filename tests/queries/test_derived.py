@@ -395,6 +395,62 @@ def test_round_gains_compare_a_class_with_its_previous_round(shared):
     assert rows(shared, "round_gains", "models") == []  # the first round of every class
 
 
+def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):
+    runs = [
+        run("a", 8, 10.0, 0, benchmark="rnnt", quality_target=0.058, run_start_unix_s=0.0),
+        run("a", 8, 10.0, 1, benchmark="bert", quality_target=0.72, run_start_unix_s=0.0),
+    ]
+    evals = [
+        {
+            "run_id": runs[0]["run_id"],
+            "seq": 0,
+            "line": 1,
+            "time_unix_s": 60.0,
+            "elapsed_s": 60.0,
+            "quality": 0.2,
+        },
+        {
+            "run_id": runs[0]["run_id"],
+            "seq": 1,
+            "line": 1,
+            "time_unix_s": 120.0,
+            "elapsed_s": 120.0,
+            "quality": 0.057,
+        },
+        {
+            "run_id": runs[1]["run_id"],
+            "seq": 0,
+            "line": 1,
+            "time_unix_s": 60.0,
+            "elapsed_s": 60.0,
+            "quality": 0.5,
+        },
+        {
+            "run_id": runs[1]["run_id"],
+            "seq": 1,
+            "line": 1,
+            "time_unix_s": 120.0,
+            "elapsed_s": 120.0,
+            "quality": 0.73,
+        },
+    ]
+    tables = snapshot.empty().tables
+    tables["runs"] = load("runs").table_from_rows(runs)
+    tables["evals"] = load("evals").table_from_rows(evals)
+    snapshot.write(tmp_path / "store", snapshot.Snapshot(tables))
+    got = query.sql(
+        "SELECT benchmark, seq, reached_target FROM time_to_accuracy ORDER BY ALL",
+        tmp_path / "store",
+    ).to_pylist()
+    assert [(r["benchmark"], r["seq"], r["reached_target"]) for r in got] == [
+        ("bert", 0, False),
+        ("bert", 1, True),
+        ("rnnt", 0, False),
+        ("rnnt", 1, True),
+    ]
+    assert query.check_contracts(tmp_path / "store") == []
+
+
 def test_deadline_fit_ranks_fewest_accelerators_first(shared):
     got = [
         (r["deadline_hours"], r["rank"], r["system"])
