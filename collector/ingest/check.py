@@ -16,9 +16,10 @@ from typing import Any
 import yaml
 
 from collector import store as stores
+from collector.ingest.rounds import signature
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, find_logs
+from collector.ingest.trees import LogEntry, benchmark_name, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -47,10 +48,14 @@ def rules() -> dict[str, Any]:
 
 
 def check(
-    paths: list[str | Path], store: str | Path | None = None, save: bool = True
+    paths: list[str | Path],
+    store: str | Path | None = None,
+    save: bool = True,
+    round_: str | None = None,
 ) -> list[Verdict]:
-    """Check every log under `paths`; store the verdicts in the compliance table."""
-    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
+    """Check every log under `paths`; store the verdicts in the compliance table. The
+    ruleset is the round's: `round_`, else the repository folder's, else the log's own."""
+    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths], round_)]
     if save and verdicts:
         store_path = stores.resolve(store)
         snap = stores.read(store_path)
@@ -73,7 +78,9 @@ def check_log(entry: LogEntry) -> Verdict:
         return Verdict(run_id, entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
-    ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
+    benchmark = benchmark_name(benchmark) if benchmark else None
+    round_ = entry.round or signature(events.fmt.name, benchmark, summary.run_start_s)
+    ruleset = _mlperf_ruleset(events.fmt.name, round_, summary.local is not None, benchmark)
     if ruleset is not None:
         report = mlperf_check(entry.path, ruleset)
         failure = report.failures[0].strip().splitlines()[0] if report.failures else None

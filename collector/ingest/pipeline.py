@@ -63,19 +63,21 @@ def ingest(
     source: str | None = None,
     workers: int | None = None,
     on_issue: Callable[[IssueRow], None] | None = None,
+    round_: str | None = None,
 ) -> IngestReport:
     """Read every log under `paths` into the store; files already stored are skipped.
 
     Problems never stop the ingest: each becomes an ingest_issues row (and a call to
     `on_issue`); the report's `failed` says whether any was an error. `workers` is the
     number of processes that parse, this one included (default: the usable CPUs, at most
-    8); batches under PARALLEL_MIN_BYTES are parsed here alone.
+    8); batches under PARALLEL_MIN_BYTES are parsed here alone. `round_` states the round
+    of every official log (else the repository folder or the logs themselves tell).
     """
     store_path = stores.resolve(store)
     paths = [Path(p) for p in paths]
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
-    entries = find_logs([p for p in paths if p not in folders])
+    entries = find_logs([p for p in paths if p not in folders], round_)
     snap = stores.read(store_path)
     report = IngestReport(store=store_path, files=len(entries))
     if published is not None:
