@@ -53,12 +53,16 @@ def _cpu() -> float:
 def _counts(store: Path, round_: str) -> tuple[int, int, int]:
     """Runs, failed runs and aborted runs of a round in the store."""
     snap = store / (store / "CURRENT").read_text().strip()
-    row = duckdb.sql(
-        "select count(*), count(*) filter (where status in ('failed', 'incomplete')),"
-        " count(*) filter (where status = 'aborted')"
-        f" from '{snap}/runs.parquet' where round = ? and source = 'official'",
-        params=[round_],
-    ).fetchone()
+    row = (
+        duckdb.connect()
+        .execute(
+            "select count(*), count(*) filter (where status in ('failed', 'incomplete')),"
+            " count(*) filter (where status = 'aborted')"
+            f" from '{snap}/runs.parquet' where round = ? and source = 'official'",
+            [round_],
+        )
+        .fetchone()
+    )
     return row
 
 

@@ -31,6 +31,9 @@ def ingest_command(
             "--round", help="The MLPerf round of the logs, e.g. v4.1, where no folder names it."
         ),
     ] = None,
+    events: Annotated[
+        bool, typer.Option(help="Store every logged event (--no-events: runs and evals only).")
+    ] = True,
 ) -> None:
     """Ingest MLPerf training logs (every round's format) and system descriptions."""
     if source is not None and source not in SOURCES:
@@ -42,6 +45,7 @@ def ingest_command(
         store=store,
         source=source,
         round_=round_,
+        events=events,
         on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
     )
     print(summary_line(report))

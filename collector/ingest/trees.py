@@ -173,9 +173,10 @@ def describe(
     if submission and system in seen.reused(org_dir):
         named = f"{submission[-1]}/{system}"
     description = None
+    renamed = layout_rules()["descriptions"].get(f"{named_round}/{org}", {}).get(system, system)
     for candidate in (
         os.path.join(system_dir, "entry.json"),
-        os.path.join(container, "systems", f"{system}.json"),
+        os.path.join(container, "systems", f"{renamed}.json"),
     ):
         if seen.exists(candidate):
             description = Path(candidate)
