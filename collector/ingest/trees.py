@@ -69,7 +69,7 @@ def _walk(folder: Path) -> list[str]:
     found = []
     for path in sorted(_files(str(folder)), key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
-        if name.startswith("result_") or _suffix(name) == ".log" or _has_marker(path):
+        if name.startswith("result_") or _suffix(name) == ".log" or _maybe_log(path):
             found.append(path)
     return found
 
@@ -102,6 +102,12 @@ def _suffix(name: str) -> str:
     """The suffix as pathlib defines it (none for a leading or trailing dot)."""
     i = name.rfind(".")
     return name[i:] if 0 < i < len(name) - 1 else ""
+
+
+def _maybe_log(path: str) -> bool:
+    """Whether a *.txt file of another name may be a log: in a result repository only
+    result_*.txt files are (its other files need not be read), elsewhere any with a marker."""
+    return _repository_root(path.split(os.sep)) is None and _has_marker(path)
 
 
 def _has_marker(path: str) -> bool:

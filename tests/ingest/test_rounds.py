@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from collector import store as stores
+from collector.ingest.check import check
 from collector.ingest.pipeline import ingest
 from collector.ingest.systems import canonical, models
 from collector.ingest.trees import find_logs
@@ -251,3 +252,15 @@ def test_accelerator_names_map_onto_the_canonical_table(name, key):
 def test_the_canonical_table_states_memory_and_power_of_every_gpu():
     gpus = [m for m in models() if m.kind == "gpu" and m.key not in ("V100", "A100")]
     assert gpus and all(m.memory_gb and m.tdp_w for m in gpus)
+
+
+def test_check_takes_the_ruleset_from_the_same_source(tmp_path):
+    log = ROUNDS / "v50_amd_mi300x_llama2_70b_lora.txt"
+    unnamed = _put(tmp_path / "copy", "AMD/results/MI300X/llama2_70b_lora/result_1.txt", log)
+    named = tmp_path / "training_results_v5.1" / "AMD/results/MI300X/llama2_70b_lora/result_1.txt"
+    _put(named.parents[4], "AMD/results/MI300X/llama2_70b_lora/result_1.txt", log)
+    (by_signature,) = check([unnamed.parents[3]], save=False)
+    (by_folder,) = check([named.parents[4]], save=False)
+    (by_option,) = check([unnamed.parents[3]], save=False, round_="v5.1")
+    assert by_signature.ruleset == "mlperf-logging training 5.0.0"
+    assert by_folder.ruleset == by_option.ruleset == "mlperf-logging training 5.1.0"
