@@ -16,9 +16,12 @@ def check_command(
     paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
     store: Annotated[Path | None, typer.Option(help="Store folder for the verdicts.")] = None,
     save: Annotated[bool, typer.Option(help="Store the verdicts in the compliance table.")] = True,
+    round_: Annotated[
+        str | None, typer.Option("--round", help="The MLPerf round of the logs, e.g. v4.1.")
+    ] = None,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
-    verdicts = check(paths, store=store, save=save)
+    verdicts = check(paths, store=store, save=save, round_=round_)
     for verdict in verdicts:
         print(verdict)
     failed = sum(1 for v in verdicts if v.verdict == "fail")

@@ -16,9 +16,11 @@ from typing import Any
 import yaml
 
 from collector import store as stores
+from collector.ingest.parallel import map_batches, usable_cpus
+from collector.ingest.rounds import signature
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, find_logs
+from collector.ingest.trees import LogEntry, benchmark_name, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -47,10 +49,20 @@ def rules() -> dict[str, Any]:
 
 
 def check(
-    paths: list[str | Path], store: str | Path | None = None, save: bool = True
+    paths: list[str | Path],
+    store: str | Path | None = None,
+    save: bool = True,
+    round_: str | None = None,
 ) -> list[Verdict]:
-    """Check every log under `paths`; store the verdicts in the compliance table."""
-    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths])]
+    """Check every log under `paths`; store the verdicts in the compliance table. The
+    ruleset is the round's: `round_`, else the repository folder's, else the log's own."""
+    entries = find_logs([Path(p) for p in paths], round_)
+    # the checker reads ~10 MB/s: a large tree's logs are checked on every CPU
+    batches = [entries[i : i + 64] for i in range(0, len(entries), 64)]
+    checked = map_batches(
+        _check_all, batches, (), min(usable_cpus(), 8) if len(entries) > 64 else 1
+    )
+    verdicts = [verdict for batch in checked for verdict in batch]
     if save and verdicts:
         store_path = stores.resolve(store)
         snap = stores.read(store_path)
@@ -58,6 +70,10 @@ def check(
         snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
         stores.write(store_path, stores.Snapshot(snap.tables))
     return verdicts
+
+
+def _check_all(entries: list[LogEntry]) -> list[Verdict]:
+    return [check_log(entry) for entry in entries]
 
 
 def check_log(entry: LogEntry) -> Verdict:
@@ -73,7 +89,9 @@ def check_log(entry: LogEntry) -> Verdict:
         return Verdict(run_id, entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
-    ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
+    benchmark = benchmark_name(benchmark) if benchmark else None
+    round_ = entry.round or signature(events.fmt.name, benchmark, summary.run_start_s)
+    ruleset = _mlperf_ruleset(events.fmt.name, round_, summary.local is not None, benchmark)
     if ruleset is not None:
         report = mlperf_check(entry.path, ruleset)
         failure = report.failures[0].strip().splitlines()[0] if report.failures else None

@@ -63,25 +63,29 @@ def ingest(
     source: str | None = None,
     workers: int | None = None,
     on_issue: Callable[[IssueRow], None] | None = None,
+    round_: str | None = None,
+    events: bool = True,
 ) -> IngestReport:
     """Read every log under `paths` into the store; files already stored are skipped.
 
     Problems never stop the ingest: each becomes an ingest_issues row (and a call to
     `on_issue`); the report's `failed` says whether any was an error. `workers` is the
     number of processes that parse, this one included (default: the usable CPUs, at most
-    8); batches under PARALLEL_MIN_BYTES are parsed here alone.
+    8); batches under PARALLEL_MIN_BYTES are parsed here alone. `round_` states the round
+    of every official log (else the repository folder or the logs themselves tell).
+    `events=False` keeps the per-event rows out of the store (runs and evals stay).
     """
     store_path = stores.resolve(store)
     paths = [Path(p) for p in paths]
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
-    entries = find_logs([p for p in paths if p not in folders])
+    entries = find_logs([p for p in paths if p not in folders], round_)
     snap = stores.read(store_path)
     report = IngestReport(store=store_path, files=len(entries))
     if published is not None:
         report.published_rows = published.num_rows
     known = frozenset(snap["runs"].column("log_sha256").to_pylist())
-    batches = _parse_all(entries, known, source, workers)
+    batches = _parse_all(entries, known, source, workers, events)
     seen: set[str] = set()
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
@@ -137,21 +141,27 @@ def _emit(
 
 
 def _parse_all(
-    entries: list[LogEntry], known: frozenset[str], source: str | None, workers: int | None
+    entries: list[LogEntry],
+    known: frozenset[str],
+    source: str | None,
+    workers: int | None,
+    events: bool = True,
 ) -> list[_Batch]:
     """Read, hash and parse every log, in worker processes too when the batch is large."""
     sizes = [_size(e.path) for e in entries]
     count = workers if workers is not None else min(usable_cpus(), 8)
     if count <= 1 or sum(sizes) < PARALLEL_MIN_BYTES or len(entries) < 2:
-        return [_parse_batch(entries, known, source)]
+        return [_parse_batch(entries, known, source, events)]
     batches = split_by_size(entries, sizes, count)
-    return map_batches(_parse_batch, batches, (known, source), count)
+    return map_batches(_parse_batch, batches, (known, source, events), count)
 
 
-def _parse_batch(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
+def _parse_batch(
+    entries: list[LogEntry], known: frozenset[str], source: str | None, events: bool = True
+) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
     with _gc_paused():
-        return _parse_entries(entries, known, source)
+        return _parse_entries(entries, known, source, events)
 
 
 @contextmanager
@@ -168,8 +178,13 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _parse_entries(entries: list[LogEntry], known: frozenset[str], source: str | None) -> _Batch:
+def _parse_entries(
+    entries: list[LogEntry], known: frozenset[str], source: str | None, events: bool = True
+) -> _Batch:
     items = [read_and_parse(entry, known, source) for entry in entries]
+    if not events:
+        for item in items:
+            item.events = None
     tables = {
         "events": _events_table(
             [(item.run["run_id"], item.events) for item in items if item.run and item.events]

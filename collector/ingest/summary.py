@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from itertools import compress
@@ -220,7 +220,7 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
 def _status(out: RunSummary, tolerance: float) -> str:
     if out.run_start_s is None or out.run_stop_s is None or out.time_to_train_s is None:
         return "incomplete"
-    if out.stop_status == "aborted":
+    if out.stop_status in ("aborted", "abort"):
         return "aborted"
     if out.quality_target is not None and out.quality_best is not None:
         target = out.quality_target
@@ -229,6 +229,13 @@ def _status(out: RunSummary, tolerance: float) -> str:
     if out.quality_target is not None:  # a target but no evaluation: cannot have converged
         return "failed"
     return "success" if out.stop_status == "success" else "failed"
+
+
+def with_target(summary: RunSummary, target: float) -> RunSummary:
+    """The summary judged against a quality target that its log does not state."""
+    out = replace(summary, quality_target=target)
+    out.status = _status(out, rules()["relative_tolerance"])
+    return out
 
 
 def _unknown_keys(events: Events, distinct: set[str]) -> None:

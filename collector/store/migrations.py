@@ -15,8 +15,21 @@ from collector.errors import StoreError
 Migration = Callable[[pa.Table], pa.Table]
 
 
+def _add_columns(after: dict[str, list[str]]) -> Migration:
+    """A migration that inserts null string columns, each list after the column named."""
+
+    def step(table: pa.Table) -> pa.Table:
+        for anchor, names in after.items():
+            at = table.schema.get_field_index(anchor) + 1
+            for offset, name in enumerate(names):
+                table = table.add_column(at + offset, name, pa.nulls(table.num_rows, pa.string()))
+        return table
+
+    return step
+
+
 def _runs_add_rcp_scaling_factor(table: pa.Table) -> pa.Table:
-    """runs 1 -> 2: the RCP normalisation factor (scaling.json), unknown for old rows."""
+    """runs 2 -> 3: the RCP normalisation factor (scaling.json), unknown for old rows."""
     return table.append_column(
         pa.field("rcp_scaling_factor", pa.float64()), pa.nulls(table.num_rows, pa.float64())
     )
@@ -24,7 +37,13 @@ def _runs_add_rcp_scaling_factor(table: pa.Table) -> pa.Table:
 
 # (table, from_version) -> migration to from_version + 1. Version 1 is the first release.
 MIGRATIONS: dict[tuple[str, int], Migration] = {
-    ("runs", 1): _runs_add_rcp_scaling_factor,
+    # 2: what gave a run its round; the canonical accelerator model and vendor
+    ("runs", 1): _add_columns(
+        {"round": ["round_source"], "accelerator": ["accelerator_model", "accelerator_vendor"]}
+    ),
+    ("systems", 1): _add_columns({"accelerator": ["accelerator_model", "accelerator_vendor"]}),
+    # 3: the RCP normalisation factor of the run's submission
+    ("runs", 2): _runs_add_rcp_scaling_factor,
 }
 
 
