@@ -26,6 +26,7 @@ reasons. Matching is to 1e-6 relative (the summarizer's minutes against ours).
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import csv
 import glob
@@ -39,6 +40,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
@@ -159,8 +161,11 @@ def summarize_folder(task: tuple[str, str, str]) -> dict:
         factor = float(s._get_scaling_factor(folder))
     if files and dropped <= most:
         try:
-            score = s._compute_olympic_average(list(scores), dropped, most)
-        except ZeroDivisionError:
+            if s._compute_olympic_average.__code__.co_argcount == 2:  # 0.7.0: one at each end
+                score = s._compute_olympic_average(list(scores), dropped)
+            else:
+                score = s._compute_olympic_average(list(scores), dropped, most)
+        except (ZeroDivisionError, ValueError):  # no score left to average
             score = None
         if score is not None:
             score *= factor
@@ -243,15 +248,19 @@ def _release_source(git: str, tag: str) -> str:
 _V05 = re.compile(rb":::MLPv0\.5\.0 \S+ (\d+(?:\.\d+)?) \([^)]*\) (\w+)(?:: (.*))?")
 _V06 = re.compile(rb":::MLL (\d+(?:\.\d+)?) (\w+): (.*)")
 _MLLOG = re.compile(rb":::MLLOG (\{.*\})")
+# v0.6 Alibaba: `MLPerf: resnet [06/13/19 00:30:56], key: value`, percentages, no target
+_BENCH = re.compile(rb"MLPerf: \w+ \[(\d\d/\d\d/\d\d \d\d:\d\d:\d\d)\], (\w+)(?:: (.*))?")
+# targets of the v0.6 rules, for the logs that do not state theirs
+V06_TARGETS = {"resnet": 0.759}
 
 
-def recompute_run(path: Path) -> tuple[float, bool]:
+def recompute_run(path: Path, target: float | None = None) -> tuple[float, bool]:
     """(minutes, converged) of one raw log, read with this script's own few regular
     expressions: the first run_start to the last run_stop; converged if run_stop says so
     (success flag or status), else if an evaluation reached the logged target. A log without
     both events is (inf, False)."""
     start = stop = None
-    status = target = best = None
+    status = best = None
     for raw in path.read_bytes().splitlines():
         key, t, value = _event(raw)
         if key == "run_start" and start is None:
@@ -276,15 +285,31 @@ def _event(raw: bytes) -> tuple[str | None, float, object]:
             return doc["key"], float(doc["time_ms"]) / 1000, doc
         except (ValueError, KeyError, TypeError):
             return None, 0.0, None
-    for pattern in (_V06, _V05):
+    for pattern in (_V06, _V05, _BENCH):
         if m := pattern.search(raw):
             text = (m.group(3) or b"").decode("latin-1").strip()
-            try:
-                value = json.loads(text) if text else None
-            except ValueError:
-                value = text
-            return m.group(2).decode(), float(m.group(1)), value
+            if pattern is _BENCH:
+                when = datetime.strptime(m.group(1).decode(), "%m/%d/%y %H:%M:%S")
+                t = when.replace(tzinfo=UTC).timestamp()
+                text = re.sub(r"([\d.]+)%", lambda p: str(float(p.group(1)) / 100), text)
+            else:
+                t = float(m.group(1))
+            return m.group(2).decode(), t, _value(text)
     return None, 0.0, None
+
+
+def _value(text: str) -> object:
+    """JSON, else a Python literal (v0.6 Intel logs write their metadata as a Python dict)."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text.replace("null", "None").replace("true", "True"))
+    except (ValueError, SyntaxError):
+        return text
 
 
 def _stop_status(value: object) -> str | None:
@@ -325,7 +350,8 @@ def recompute(rounds_dir: Path, rounds: list[str]) -> list[dict]:
             bench = _alias(folder.name)
             rule = rules["benchmarks"].get(bench)
             rule = None if rule is None else {**rules["defaults"], **rule}
-            runs = [recompute_run(p) for p in logs]
+            target = V06_TARGETS.get(bench) if rnd == "v0.6" else None
+            runs = [recompute_run(p, target) for p in logs]
             rows.append(
                 {
                     "round": rnd,

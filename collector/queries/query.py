@@ -90,6 +90,7 @@ RULE_FIELDS = (
     ("dropped_each_end", pa.int64()),
     ("failed_allowed", pa.int64()),
     ("rcp_scaling", pa.bool_()),
+    ("unparsable_log_fails", pa.bool_()),
 )
 
 

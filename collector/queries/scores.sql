@@ -2,16 +2,21 @@
 -- of its round (rules/*.yml), as MLCommons' result summarizer computes it: every run of the
 -- configuration counts; a run that did not reach the target (failed, aborted or incomplete)
 -- counts as infinitely slow; more of those than the rules allow leaves no score; else the
--- olympic average drops `dropped_each_end` runs at each end, times the RCP factor.
-WITH runs_in AS NOT MATERIALIZED (
+-- olympic average drops `dropped_each_end` runs at each end, times the RCP factor. Where the
+-- round's checker fails a log with a line it cannot parse, such a log does not converge.
+WITH unparsable AS (
+    SELECT DISTINCT log_sha256 FROM store.ingest_issues WHERE code = 'bad-line'
+),
+runs_in AS NOT MATERIALIZED (
     SELECT
         source, round, submitter, division, system_id, system, benchmark, run, status,
-        run_start_unix_s, accelerator, nodes, scale, rcp_scaling_factor,
+        run_start_unix_s, accelerator, nodes, scale, rcp_scaling_factor, time_to_train_s,
         coalesce(precision, '') AS precision_key,
         coalesce(interconnect, '') AS interconnect_key,
         coalesce(accelerators, -1) AS accelerators_key,
-        CASE WHEN status = 'success' THEN time_to_train_s ELSE 'inf'::DOUBLE END AS t_s
+        u.log_sha256 IS NOT NULL AS has_unparsable_line
     FROM store.runs
+    LEFT JOIN unparsable AS u USING (log_sha256)
     WHERE source IN ('official', 'local')
 ),
 rules AS (
@@ -24,12 +29,31 @@ rules AS (
         coalesce(exact.selection, anyr.selection) AS selection,
         coalesce(exact.dropped_each_end, anyr.dropped_each_end) AS dropped_each_end,
         coalesce(exact.failed_allowed, anyr.failed_allowed) AS failed_allowed,
-        coalesce(exact.rcp_scaling, anyr.rcp_scaling) AS rcp_scaling
+        coalesce(exact.rcp_scaling, anyr.rcp_scaling) AS rcp_scaling,
+        coalesce(exact.unparsable_log_fails, anyr.unparsable_log_fails) AS unparsable_log_fails
     FROM (SELECT DISTINCT source, round, benchmark FROM runs_in) AS k
     LEFT JOIN score_rules AS exact
         ON exact.source = k.source AND exact.round = k.round AND exact.benchmark = k.benchmark
     LEFT JOIN score_rules AS anyr
         ON anyr.source = k.source AND anyr.round = '*' AND anyr.benchmark = '*'
+),
+judged AS (
+    -- converged: reached the target, and no unparsable line where the round fails such logs;
+    -- a run that did not converge counts as infinitely slow
+    SELECT *, CASE WHEN converged THEN time_to_train_s ELSE 'inf'::DOUBLE END AS t_s
+    FROM (
+        SELECT
+            r.*, rules.runs_required, rules.runs_scored, rules.selection,
+            rules.dropped_each_end, rules.failed_allowed, rules.rcp_scaling,
+            r.status = 'success' AND NOT (
+                coalesce(rules.unparsable_log_fails, false) AND r.has_unparsable_line
+            ) AS converged
+        FROM runs_in AS r
+        JOIN rules
+            ON rules.source IS NOT DISTINCT FROM r.source
+            AND rules.round IS NOT DISTINCT FROM r.round
+            AND rules.benchmark IS NOT DISTINCT FROM r.benchmark
+    )
 ),
 grouped AS (
     -- every run of a group, and its converged runs in start order where the rule scores the
@@ -39,22 +63,19 @@ grouped AS (
         r.interconnect_key, r.accelerators_key,
         any_value(r.division) AS division, any_value(r.system) AS system,
         any_value(r.accelerator) AS accelerator, any_value(r.nodes) AS nodes,
-        any_value(r.scale) AS scale, any_value(rules.runs_required) AS runs_required,
-        any_value(rules.runs_scored) AS runs_scored, any_value(rules.selection) AS selection,
-        any_value(rules.dropped_each_end) AS dropped_each_end,
-        any_value(rules.failed_allowed) AS failed_allowed,
-        CASE WHEN any_value(rules.rcp_scaling) THEN coalesce(max(r.rcp_scaling_factor), 1.0)
+        any_value(r.scale) AS scale, any_value(r.runs_required) AS runs_required,
+        any_value(r.runs_scored) AS runs_scored, any_value(r.selection) AS selection,
+        any_value(r.dropped_each_end) AS dropped_each_end,
+        any_value(r.failed_allowed) AS failed_allowed,
+        CASE WHEN any_value(r.rcp_scaling) THEN coalesce(max(r.rcp_scaling_factor), 1.0)
             ELSE 1.0 END AS rcp_scaling_factor,
         count(DISTINCT r.rcp_scaling_factor) AS rcp_factors,
-        count(*) AS runs_total, count(*) FILTER (WHERE r.status = 'success') AS runs_converged,
+        count(*) AS runs_total, count(*) FILTER (WHERE r.converged) AS runs_converged,
         list(r.t_s) AS times,
         list(r.t_s ORDER BY r.run_start_unix_s, r.run) FILTER (
-            WHERE rules.selection = 'first_converged_by_start' AND r.status = 'success')
+            WHERE r.selection = 'first_converged_by_start' AND r.converged)
             AS converged_by_start
-    FROM runs_in AS r
-    JOIN rules
-        ON rules.source IS NOT DISTINCT FROM r.source AND rules.round IS NOT DISTINCT FROM r.round
-        AND rules.benchmark IS NOT DISTINCT FROM r.benchmark
+    FROM judged AS r
     GROUP BY r.source, r.round, r.submitter, r.system_id, r.benchmark, r.precision_key,
         r.interconnect_key, r.accelerators_key
 ),

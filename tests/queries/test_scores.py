@@ -273,3 +273,36 @@ def test_the_fixtures_exercise_aborted_incomplete_and_rcp_runs(official_scores):
     assert {r["runs_total"] - r["runs_converged"] for r in rows} == {0, 1}
     assert sum(r["rcp_scaling_factor"] != 1.0 for r in rows) == 2
     assert all(r["score_minutes"] is not None for r in rows)
+
+
+def scores_with_issues(store, runs, issues):
+    tables = snapshot.empty().tables
+    tables["runs"] = load("runs").table_from_rows(runs)
+    tables["ingest_issues"] = load("ingest_issues").table_from_rows(issues)
+    snapshot.write(store, snapshot.Snapshot(tables))
+    return query.run("scores", store).to_pylist()
+
+
+def bad_line(row):
+    return {
+        "path": row["log_path"],
+        "line": 7,
+        "severity": "warning",
+        "code": "bad-line",
+        "message": ":::MLLOG line is not an event object",
+        "log_sha256": row["log_sha256"],
+    }
+
+
+def test_a_log_with_an_unparsable_line_fails_where_the_round_checks_it(store):
+    runs = [v41(i, 10 + i) for i in range(10)]
+    (row,) = scores_with_issues(store, runs, [bad_line(runs[0])])
+    # the fastest run (10) fails the round's compliance check: drop 11 and it, average 12..19
+    assert (row["runs_converged"], row["runs_used"]) == (9, 8)
+    assert row["score_minutes"] == pytest.approx(15.5)
+
+
+def test_rounds_before_v0_7_keep_a_log_with_an_unparsable_line(store):
+    runs = [run(i, 10 + i) for i in range(5)]
+    (row,) = scores_with_issues(store, runs, [bad_line(runs[0])])
+    assert (row["runs_converged"], row["score_minutes"]) == (5, pytest.approx(12.0))
