@@ -12,5 +12,5 @@ SELECT
 FROM store.evals AS e
 JOIN store.runs AS r USING (run_id)
 LEFT JOIN quality_direction AS q ON q.benchmark = r.benchmark
-WHERE e.elapsed_s IS NOT NULL
+WHERE e.elapsed_s >= 0  -- an evaluation logged before run_start is a clock error of its log
 ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq
