@@ -282,7 +282,8 @@ def _event(raw: bytes) -> tuple[str | None, float, object]:
     if m := _MLLOG.search(raw):
         try:
             doc = json.loads(m.group(1))
-            return doc["key"], float(doc["time_ms"]) / 1000, doc
+            seconds = doc["time_s"] if "time_s" in doc else doc["time_ms"] / 1000  # Alibaba v0.7
+            return doc["key"], float(seconds), doc
         except (ValueError, KeyError, TypeError):
             return None, 0.0, None
     for pattern in (_V06, _V05, _BENCH):
@@ -348,6 +349,8 @@ def recompute(rounds_dir: Path, rounds: list[str]) -> list[dict]:
                 folders[log.parent].append(log)
         for folder, logs in sorted(folders.items()):
             bench = _alias(folder.name)
+            if bench not in rules["benchmarks"]:  # logs in the system folder (Alibaba v0.7)
+                bench = _logged_benchmark(logs[0]) or bench
             rule = rules["benchmarks"].get(bench)
             rule = None if rule is None else {**rules["defaults"], **rule}
             target = V06_TARGETS.get(bench) if rnd == "v0.6" else None
@@ -365,6 +368,15 @@ def recompute(rounds_dir: Path, rounds: list[str]) -> list[dict]:
                 }
             )
     return rows
+
+
+def _logged_benchmark(path: Path) -> str | None:
+    for raw in path.read_bytes().splitlines():
+        key, _, value = _event(raw)
+        if key == "submission_benchmark":
+            found = value.get("value") if isinstance(value, dict) else value
+            return _alias(str(found)) if found else None
+    return None
 
 
 def _olympic(runs: list[tuple[float, bool]], logs: list[Path], rule: dict | None):
