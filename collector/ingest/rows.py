@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from collector.ingest.init_time import init_seconds
 from collector.ingest.rcp import scaling_factor
 from collector.ingest.rounds import agrees, signature, target
 from collector.ingest.scan import Events, Issue, scan
@@ -98,6 +99,7 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
         for n, e in enumerate(summary.evals)
     ]
     telemetry = _telemetry(entry, run_id, issues)
+    run["init_s"] = init_seconds(events)
     run["rcp_scaling_factor"], problem = scaling_factor(entry.path.parent)
     if problem:
         rel = _sibling(entry.rel_path, "scaling.json")

@@ -91,6 +91,8 @@ RULE_FIELDS = (
     ("failed_allowed", pa.int64()),
     ("rcp_scaling", pa.bool_()),
     ("unparsable_log_fails", pa.bool_()),
+    ("init_limit_closed_minutes", pa.float64()),
+    ("init_limit_open_minutes", pa.float64()),
 )
 
 

@@ -3,14 +3,15 @@
 -- configuration counts; a run that did not reach the target (failed, aborted or incomplete)
 -- counts as infinitely slow; more of those than the rules allow leaves no score; else the
 -- olympic average drops `dropped_each_end` runs at each end, times the RCP factor. Where the
--- round's checker fails a log with a line it cannot parse, such a log does not converge.
+-- round's checker fails a log with a line it cannot parse, or an init phase longer than it
+-- allows, such a run does not converge.
 WITH unparsable AS (
     SELECT DISTINCT log_sha256 FROM store.ingest_issues WHERE code = 'bad-line'
 ),
 runs_in AS NOT MATERIALIZED (
     SELECT
         source, round, submitter, division, system_id, system, benchmark, run, status,
-        run_start_unix_s, accelerator, nodes, scale, rcp_scaling_factor, time_to_train_s,
+        run_start_unix_s, accelerator, nodes, scale, rcp_scaling_factor, time_to_train_s, init_s,
         coalesce(precision, '') AS precision_key,
         coalesce(interconnect, '') AS interconnect_key,
         coalesce(accelerators, -1) AS accelerators_key,
@@ -30,7 +31,11 @@ rules AS (
         coalesce(exact.dropped_each_end, anyr.dropped_each_end) AS dropped_each_end,
         coalesce(exact.failed_allowed, anyr.failed_allowed) AS failed_allowed,
         coalesce(exact.rcp_scaling, anyr.rcp_scaling) AS rcp_scaling,
-        coalesce(exact.unparsable_log_fails, anyr.unparsable_log_fails) AS unparsable_log_fails
+        coalesce(exact.unparsable_log_fails, anyr.unparsable_log_fails) AS unparsable_log_fails,
+        coalesce(exact.init_limit_closed_minutes, anyr.init_limit_closed_minutes)
+            AS init_limit_closed_minutes,
+        coalesce(exact.init_limit_open_minutes, anyr.init_limit_open_minutes)
+            AS init_limit_open_minutes
     FROM (SELECT DISTINCT source, round, benchmark FROM runs_in) AS k
     LEFT JOIN score_rules AS exact
         ON exact.source = k.source AND exact.round = k.round AND exact.benchmark = k.benchmark
@@ -47,7 +52,9 @@ judged AS (
             rules.dropped_each_end, rules.failed_allowed, rules.rcp_scaling,
             r.status = 'success' AND NOT (
                 coalesce(rules.unparsable_log_fails, false) AND r.has_unparsable_line
-            ) AS converged
+            ) AND NOT coalesce(r.init_s > 60 * CASE r.division
+                WHEN 'open' THEN rules.init_limit_open_minutes
+                ELSE rules.init_limit_closed_minutes END, false) AS converged
         FROM runs_in AS r
         JOIN rules
             ON rules.source IS NOT DISTINCT FROM r.source

@@ -28,11 +28,14 @@ def _add_columns(after: dict[str, list[str]]) -> Migration:
     return step
 
 
-def _runs_add_rcp_scaling_factor(table: pa.Table) -> pa.Table:
-    """runs 2 -> 3: the RCP normalisation factor (scaling.json), unknown for old rows."""
-    return table.append_column(
-        pa.field("rcp_scaling_factor", pa.float64()), pa.nulls(table.num_rows, pa.float64())
-    )
+def _runs_add_rcp_and_init(table: pa.Table) -> pa.Table:
+    """runs 2 -> 3: the RCP normalisation factor (scaling.json) and the init time, unknown
+    for old rows."""
+    for name in ("rcp_scaling_factor", "init_s"):
+        table = table.append_column(
+            pa.field(name, pa.float64()), pa.nulls(table.num_rows, pa.float64())
+        )
+    return table
 
 
 # (table, from_version) -> migration to from_version + 1. Version 1 is the first release.
@@ -42,8 +45,8 @@ MIGRATIONS: dict[tuple[str, int], Migration] = {
         {"round": ["round_source"], "accelerator": ["accelerator_model", "accelerator_vendor"]}
     ),
     ("systems", 1): _add_columns({"accelerator": ["accelerator_model", "accelerator_vendor"]}),
-    # 3: the RCP normalisation factor of the run's submission
-    ("runs", 2): _runs_add_rcp_scaling_factor,
+    # 3: the RCP normalisation factor of the run's submission and its init time
+    ("runs", 2): _runs_add_rcp_and_init,
 }
 
 

@@ -306,3 +306,22 @@ def test_rounds_before_v0_7_keep_a_log_with_an_unparsable_line(store):
     runs = [run(i, 10 + i) for i in range(5)]
     (row,) = scores_with_issues(store, runs, [bad_line(runs[0])])
     assert (row["runs_converged"], row["score_minutes"]) == (5, pytest.approx(12.0))
+
+
+def test_an_init_phase_longer_than_the_checker_allows_fails(store):
+    runs = [v41(i, 10 + i, init_s=600.0) for i in range(10)]
+    runs[0]["init_s"] = 31 * 60.0  # closed division: 30 minutes
+    (row,) = scores_of(store, runs)
+    assert (row["runs_converged"], row["score_minutes"]) == (9, pytest.approx(15.5))
+
+
+def test_the_open_division_allows_a_longer_init(store):
+    runs = [v41(i, 10 + i, division="open", init_s=31 * 60.0) for i in range(10)]
+    (row,) = scores_of(store, runs)
+    assert (row["runs_converged"], row["score_minutes"]) == (10, pytest.approx(14.5))
+
+
+def test_v0_5_has_no_init_limit(store):
+    runs = [run(i, 10 + i, init_s=3600.0) for i in range(5)]
+    (row,) = scores_of(store, runs)
+    assert row["runs_converged"] == 5
