@@ -59,18 +59,32 @@ class Parsed:
 def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> Parsed:
-    """Read one log; skip it if its sha256 is already stored, else parse it."""
+    """Read one log; skip it if its run is already stored (`known` holds stored run ids),
+    else parse it."""
     try:
         data = entry.path.read_bytes()
     except OSError as exc:
         why = f"cannot read: {exc.strerror}"
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
     digest = hashlib.sha256(data).hexdigest()
-    if digest in known:
-        return Parsed(digest=digest, size=len(data), unchanged=True)
+    if entry.round and entry.layout != "plain" and source in (None, "official"):
+        if run_id_of(digest, entry.round, "official") in known:  # known without parsing
+            return Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)
-    parsed.digest, parsed.size = digest, len(data)
+    run_id = parsed.run["run_id"] if parsed.run else digest[:16]
+    if run_id in known:
+        return Parsed(digest=run_id, size=len(data), unchanged=True)
+    parsed.digest, parsed.size = run_id, len(data)
     return parsed
+
+
+def run_id_of(digest: str, round_: str, source: str) -> str:
+    """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
+    sha256 of its round and that digest, as one log can be a result of two rounds (a
+    submitter may submit a round's results again in the next)."""
+    if source != "official":
+        return digest[:16]
+    return hashlib.sha256(f"{round_}:{digest}".encode()).hexdigest()[:16]
 
 
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
@@ -80,8 +94,8 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
     if summary is None or not len(events):
         return Parsed(issues=issues)
-    run_id = digest[:16]
-    run, system = _run_row(entry, events, summary, digest, run_id, len(data), source, issues)
+    run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
+    run_id = run["run_id"] = run_id_of(digest, run["round"], run["source"])
     evals = [
         {
             "run_id": run_id,
@@ -135,14 +149,13 @@ def _run_row(
     events: Events,
     s: RunSummary,
     digest: str,
-    run_id: str,
     size: int,
     source: str | None,
     issues: list[IssueRow],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = s.local or {}
     sub = s.submission
-    kind = source or _source_of(entry, events, s)
+    kind = source or source_of(entry, events, s)
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
     benchmark = benchmark_name(benchmark)
     round_, round_source, problem = _round(entry, events, s, benchmark)
@@ -178,7 +191,7 @@ def _run_row(
     elif local and interconnect is None:
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
-        "run_id": run_id,
+        "run_id": None,  # once the round is known
         "source": kind,
         "round": round_,
         "round_source": round_source,
@@ -235,7 +248,7 @@ def _round(
     found = signature(fmt, benchmark, s.run_start_s)
     if found is not None:
         return found, "signature", None
-    if s.local is not None or _source_of(entry, events, s) == "local":
+    if s.local is not None or source_of(entry, events, s) == "local":
         return "unknown", "none", None
     why = f"no round: neither folder, --round nor the log ({fmt}, {benchmark}) tells"
     return "unknown", "none", Issue("warning", "round", why)
@@ -291,7 +304,8 @@ def _model(local_name: str | None, described: dict[str, Any]) -> dict[str, str |
     }
 
 
-def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+def source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+    """official | local: what kind of evidence a log is, when the caller does not say."""
     if s.local is not None:
         return "local"
     if entry.layout != "plain":
