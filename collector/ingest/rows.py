@@ -67,9 +67,9 @@ def read_and_parse(
         why = f"cannot read: {exc.strerror}"
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
     digest = hashlib.sha256(data).hexdigest()
-    if entry.round and entry.layout != "plain" and source in (None, "official"):
-        if run_id_of(digest, entry.round, "official") in known:  # known without parsing
-            return Parsed(digest=digest, size=len(data), unchanged=True)
+    official = entry.round and entry.layout != "plain" and source in (None, "official")
+    if official and run_id_of(digest, entry.round, "official") in known:  # without parsing
+        return Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)
     run_id = parsed.run["run_id"] if parsed.run else digest[:16]
     if run_id in known:
