@@ -67,9 +67,11 @@ def read_and_parse(
         why = f"cannot read: {exc.strerror}"
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
     digest = hashlib.sha256(data).hexdigest()
-    official = entry.round and entry.layout != "plain" and source in (None, "official")
-    if official and run_id_of(digest, entry.round, "official") in known:  # without parsing
-        return Parsed(digest=digest, size=len(data), unchanged=True)
+    official = entry.layout != "plain" and source in (None, "official")
+    if official and entry.round and entry.benchmark:  # its id is known without parsing
+        place = (entry.round, entry.submitter, entry.system, entry.benchmark, entry.run)
+        if run_id_of(digest, "official", *place) in known:
+            return Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)
     run_id = parsed.run["run_id"] if parsed.run else digest[:16]
     if run_id in known:
@@ -78,13 +80,21 @@ def read_and_parse(
     return parsed
 
 
-def run_id_of(digest: str, round_: str, source: str) -> str:
+def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
     """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
-    sha256 of its round and that digest, as one log can be a result of two rounds (a
-    submitter may submit a round's results again in the next)."""
+    sha256 of its place (round, submitter, system, benchmark, run index) and that digest, as
+    one log can be a result of two rounds (submitted again in the next) or of two systems of
+    one submitter."""
     if source != "official":
         return digest[:16]
-    return hashlib.sha256(f"{round_}:{digest}".encode()).hexdigest()[:16]
+    where = "/".join(str(part) for part in place)
+    return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
+
+
+def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
+    """The submitter and system of a run: its folders', else what its log says."""
+    submitter = entry.submitter or s.submission.get("org") or "unknown"
+    return submitter, entry.system or s.submission.get("platform") or entry.path.parent.name
 
 
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
@@ -95,7 +105,8 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     if summary is None or not len(events):
         return Parsed(issues=issues)
     run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
-    run_id = run["run_id"] = run_id_of(digest, run["round"], run["source"])
+    place = (run["round"], run["submitter"], run["system"], run["benchmark"], run["run"])
+    run_id = run["run_id"] = run_id_of(digest, run["source"], *place)
     evals = [
         {
             "run_id": run_id,
@@ -164,8 +175,7 @@ def _run_row(
     stated = target(round_, benchmark)
     if s.quality_target is None and s.stop_status is None and stated is not None:
         s = with_target(s, stated)
-    submitter = entry.submitter or sub.get("org") or "unknown"
-    system = entry.system or sub.get("platform") or entry.path.parent.name
+    submitter, system = run_place(entry, s)
     system_id = f"{round_}/{submitter}/{system}"
     desc_json, desc_sha, desc_issues, described = _describe(entry.description, entry.system_folder)
     system_row_ = {
