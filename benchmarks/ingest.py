@@ -2,14 +2,15 @@
 
 Measures, in one process and one run:
   * collector: `ingest()` of every round's tree (training_results_vX.Y under --trees) into
-    one fresh store, round after round, as `benchmarks/build_store.sh` does: read, hash,
-    parse, summarise, write Parquet. Per round: logs, runs, failed and aborted runs, MB,
-    wall seconds and CPU seconds (this process and its workers);
+    one fresh store, round after round, as `benchmarks/build_store.sh` does (no per-event
+    rows unless --events): walk, read, hash, parse, summarise, write Parquet. Per round:
+    logs, runs, failed and aborted runs, MB, wall seconds and CPU seconds of this process
+    (workers' CPU is not counted: they are not waited for);
   * mlperf-logging: `mlp_parser.parse_file(path, ruleset)` on the same result logs (every
     --baseline-every-th one, to bound its time), parse only, with each round's ruleset.
 
 Usage: python benchmarks/ingest.py --trees DIR [--rounds v0.5,v5.1] [--workers N]
-       [--baseline-every 1]
+       [--baseline-every 1] [--events]
 """
 
 from __future__ import annotations
@@ -86,6 +87,9 @@ def main() -> None:
     parser.add_argument("--rounds", default=",".join(ROUNDS))
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--baseline-every", type=int, default=1)
+    parser.add_argument(
+        "--events", action="store_true", help="store per-event rows too (the build does not)"
+    )
     args = parser.parse_args()
     rounds = args.rounds.split(",")
     rows, total = [], {"wall": 0.0, "cpu": 0.0, "bytes": 0, "theirs": 0.0, "their_bytes": 0}
@@ -94,7 +98,7 @@ def main() -> None:
         for round_ in rounds:
             tree = args.trees / f"training_results_{round_}"
             cpu, wall = _cpu(), time.perf_counter()
-            report = ingest([tree], store=store, workers=args.workers)
+            report = ingest([tree], store=store, workers=args.workers, events=args.events)
             wall, cpu = time.perf_counter() - wall, _cpu() - cpu
             runs, failed, aborted = _counts(store, round_)
             logs = [e.path for e in find_logs([tree])][:: args.baseline_every]

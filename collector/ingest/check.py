@@ -18,6 +18,7 @@ import yaml
 from collector import store as stores
 from collector.ingest.parallel import map_batches, usable_cpus
 from collector.ingest.rounds import signature
+from collector.ingest.rows import run_id_of, run_place, source_of
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
 from collector.ingest.trees import LogEntry, benchmark_name, find_logs
@@ -82,7 +83,8 @@ def check_log(entry: LogEntry) -> Verdict:
         data = entry.path.read_bytes()
     except OSError as exc:
         return Verdict("", entry.rel_path, "collector", "fail", f"cannot read: {exc.strerror}")
-    run_id = hashlib.sha256(data).hexdigest()[:16]
+    digest = hashlib.sha256(data).hexdigest()
+    run_id = digest[:16]
     events = scan(data)
     if events.fmt is None:
         first = events.issues[0].message if events.issues else "no MLPerf events"
@@ -92,6 +94,8 @@ def check_log(entry: LogEntry) -> Verdict:
     benchmark = benchmark_name(benchmark) if benchmark else None
     round_ = entry.round or signature(events.fmt.name, benchmark, summary.run_start_s)
     ruleset = _mlperf_ruleset(events.fmt.name, round_, summary.local is not None, benchmark)
+    place = (round_ or "unknown", *run_place(entry, summary), benchmark or "unknown", entry.run)
+    run_id = run_id_of(digest, source_of(entry, events, summary), *place)
     if ruleset is not None:
         report = mlperf_check(entry.path, ruleset)
         failure = report.failures[0].strip().splitlines()[0] if report.failures else None

@@ -84,7 +84,7 @@ def ingest(
     report = IngestReport(store=store_path, files=len(entries))
     if published is not None:
         report.published_rows = published.num_rows
-    known = frozenset(snap["runs"].column("log_sha256").to_pylist())
+    known = frozenset(snap["runs"].column("run_id").to_pylist())
     batches = _parse_all(entries, known, source, workers, events)
     seen: set[str] = set()
     systems: dict[str, dict[str, Any]] = {}

@@ -61,18 +61,42 @@ class Parsed:
 def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> Parsed:
-    """Read one log; skip it if its sha256 is already stored, else parse it."""
+    """Read one log; skip it if its run is already stored (`known` holds stored run ids),
+    else parse it."""
     try:
         data = entry.path.read_bytes()
     except OSError as exc:
         why = f"cannot read: {exc.strerror}"
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
     digest = hashlib.sha256(data).hexdigest()
-    if digest in known:
-        return Parsed(digest=digest, size=len(data), unchanged=True)
+    official = entry.layout != "plain" and source in (None, "official")
+    if official and entry.round and entry.benchmark:  # its id is known without parsing
+        place = (entry.round, entry.submitter, entry.system, entry.benchmark, entry.run)
+        if run_id_of(digest, "official", *place) in known:
+            return Parsed(digest=digest, size=len(data), unchanged=True)
     parsed = parse_log(entry, data, digest, source)
-    parsed.digest, parsed.size = digest, len(data)
+    run_id = parsed.run["run_id"] if parsed.run else digest[:16]
+    if run_id in known:
+        return Parsed(digest=run_id, size=len(data), unchanged=True)
+    parsed.digest, parsed.size = run_id, len(data)
     return parsed
+
+
+def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
+    """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
+    sha256 of its place (round, submitter, system, benchmark, run index) and that digest, as
+    one log can be a result of two rounds (submitted again in the next) or of two systems of
+    one submitter."""
+    if source != "official":
+        return digest[:16]
+    where = "/".join(str(part) for part in place)
+    return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
+
+
+def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
+    """The submitter and system of a run: its folders', else what its log says."""
+    submitter = entry.submitter or s.submission.get("org") or "unknown"
+    return submitter, entry.system or s.submission.get("platform") or entry.path.parent.name
 
 
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
@@ -82,8 +106,9 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
     if summary is None or not len(events):
         return Parsed(issues=issues)
-    run_id = digest[:16]
-    run, system = _run_row(entry, events, summary, digest, run_id, len(data), source, issues)
+    run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
+    place = (run["round"], run["submitter"], run["system"], run["benchmark"], run["run"])
+    run_id = run["run_id"] = run_id_of(digest, run["source"], *place)
     evals = [
         {
             "run_id": run_id,
@@ -142,14 +167,13 @@ def _run_row(
     events: Events,
     s: RunSummary,
     digest: str,
-    run_id: str,
     size: int,
     source: str | None,
     issues: list[IssueRow],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = s.local or {}
     sub = s.submission
-    kind = source or _source_of(entry, events, s)
+    kind = source or source_of(entry, events, s)
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
     benchmark = benchmark_name(benchmark)
     round_, round_source, problem = _round(entry, events, s, benchmark)
@@ -158,8 +182,7 @@ def _run_row(
     stated = target(round_, benchmark)
     if s.quality_target is None and s.stop_status is None and stated is not None:
         s = with_target(s, stated)
-    submitter = entry.submitter or sub.get("org") or "unknown"
-    system = entry.system or sub.get("platform") or entry.path.parent.name
+    submitter, system = run_place(entry, s)
     system_id = f"{round_}/{submitter}/{system}"
     desc_json, desc_sha, desc_issues, described = _describe(entry.description, entry.system_folder)
     system_row_ = {
@@ -185,7 +208,7 @@ def _run_row(
     elif local and interconnect is None:
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
-        "run_id": run_id,
+        "run_id": None,  # once the round is known
         "source": kind,
         "round": round_,
         "round_source": round_source,
@@ -242,7 +265,7 @@ def _round(
     found = signature(fmt, benchmark, s.run_start_s)
     if found is not None:
         return found, "signature", None
-    if s.local is not None or _source_of(entry, events, s) == "local":
+    if s.local is not None or source_of(entry, events, s) == "local":
         return "unknown", "none", None
     why = f"no round: neither folder, --round nor the log ({fmt}, {benchmark}) tells"
     return "unknown", "none", Issue("warning", "round", why)
@@ -298,7 +321,8 @@ def _model(local_name: str | None, described: dict[str, Any]) -> dict[str, str |
     }
 
 
-def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+def source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+    """official | local: what kind of evidence a log is, when the caller does not say."""
     if s.local is not None:
         return "local"
     if entry.layout != "plain":

@@ -264,3 +264,31 @@ def test_check_takes_the_ruleset_from_the_same_source(tmp_path):
     (by_option,) = check([unnamed.parents[3]], save=False, round_="v5.1")
     assert by_signature.ruleset == "mlperf-logging training 5.0.0"
     assert by_folder.ruleset == by_option.ruleset == "mlperf-logging training 5.1.0"
+
+
+def test_a_log_submitted_again_in_the_next_round_is_a_run_of_both(tmp_path, store):
+    log = ROUNDS / "v50_amd_mi300x_llama2_70b_lora.txt"
+    for top in ("training_results_v5.0", "training_results_v5.1"):
+        _put(tmp_path / top, "AMD/results/MI300X/llama2_70b_lora/result_1.txt", log)
+    first = ingest([tmp_path / "training_results_v5.0"], store=store)
+    second = ingest([tmp_path / "training_results_v5.1"], store=store)
+    again = ingest([tmp_path / "training_results_v5.1"], store=store)
+    assert (first.runs_added, second.runs_added, again.runs_unchanged) == (1, 1, 1)
+    runs = _rows(store, "runs")
+    assert sorted(r["round"] for r in runs) == ["v5.0", "v5.1"]
+    assert len({r["run_id"] for r in runs}) == 2 and len({r["log_sha256"] for r in runs}) == 1
+
+
+def test_one_log_published_for_two_systems_is_a_run_of_each(tmp_path, store):
+    log = ROUNDS / "v50_amd_mi300x_llama2_70b_lora.txt"
+    tree = tmp_path / "training_results_v5.1"
+    for system in ("1xXE9680Lx8B200-SXM-180GB", "1xXE9780x8B200-SXM-180GB"):
+        _put(tree, f"Dell/results/{system}/llama2_70b_lora/result_1.txt", log)
+    ingest([tree], store=store)
+    verdicts = check([tree], store=store)
+    runs = _rows(store, "runs")
+    assert sorted(r["system"] for r in runs) == [
+        "1xXE9680Lx8B200-SXM-180GB",
+        "1xXE9780x8B200-SXM-180GB",
+    ]
+    assert {v.run_id for v in verdicts} == {r["run_id"] for r in runs}
