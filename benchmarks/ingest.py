@@ -1,14 +1,16 @@
-"""End-to-end ingest throughput on the shared MLPerf corpus, against mlperf-logging.
+"""End-to-end ingest throughput on the official MLPerf Training trees, against mlperf-logging.
 
 Measures, in one process and one run:
-  * collector: `ingest()` of the v0.5 + v0.7 trees into a fresh store each time (read,
-    hash, parse, summarise, write Parquet), median of --repeats runs, after one warm-up
-    ingest of a small file so that imports are not timed;
-  * collector on the v0.7 files alone, for a like-for-like ratio;
-  * mlperf-logging: `mlp_parser.parse_file(path, ruleset="0.7.0")` on the v0.7 files (it
-    cannot read v0.5), parse only, same repeats.
+  * collector: `ingest()` of every round's tree (training_results_vX.Y under --trees) into
+    one fresh store, round after round, as `benchmarks/build_store.sh` does (no per-event
+    rows unless --events): walk, read, hash, parse, summarise, write Parquet. Per round:
+    logs, runs, failed and aborted runs, MB, wall seconds and CPU seconds of this process
+    (workers' CPU is not counted: they are not waited for);
+  * mlperf-logging: `mlp_parser.parse_file(path, ruleset)` on the same result logs (every
+    --baseline-every-th one, to bound its time), parse only, with each round's ruleset.
 
-Usage: python benchmarks/ingest.py [--shared ../shared] [--repeats 5] [--workers N]
+Usage: python benchmarks/ingest.py --trees DIR [--rounds v0.5,v5.1] [--workers N]
+       [--baseline-every 1] [--events]
 """
 
 from __future__ import annotations
@@ -16,82 +18,114 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import itertools
-import statistics
+import os
 import tempfile
 import time
 from pathlib import Path
 
+import duckdb
+
 from collector.ingest.pipeline import ingest
+from collector.ingest.trees import find_logs
+
+ROUNDS = [
+    "v0.5",
+    "v0.6",
+    "v0.7",
+    "v1.0",
+    "v1.1",
+    "v2.0",
+    "v2.1",
+    "v3.0",
+    "v3.1",
+    "v4.0",
+    "v4.1",
+    "v5.0",
+    "v5.1",
+]
 
 
-def _timed(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
-def _size(paths: list[Path]) -> int:
-    return sum(p.stat().st_size for root in paths for p in root.rglob("result_*.txt"))
+def _counts(store: Path, round_: str) -> tuple[int, int, int]:
+    """Runs, failed runs and aborted runs of a round in the store."""
+    snap = store / (store / "CURRENT").read_text().strip()
+    row = (
+        duckdb.connect()
+        .execute(
+            "select count(*), count(*) filter (where status in ('failed', 'incomplete')),"
+            " count(*) filter (where status = 'aborted')"
+            f" from '{snap}/runs.parquet' where round = ? and source = 'official'",
+            [round_],
+        )
+        .fetchone()
+    )
+    return row
+
+
+def _baseline(paths: list[Path], round_: str) -> tuple[float, int]:
+    """Seconds mlperf-logging's parser takes on the logs it can read, and their bytes."""
+    from mlperf_logging.compliance_checker import mlp_parser
+
+    ruleset = f"{round_[1:]}.0"
+    start, size = time.perf_counter(), 0
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for path in paths:
+            with contextlib.suppress(Exception):  # it cannot read v0.5, v0.6 or broken logs
+                mlp_parser.parse_file(str(path), ruleset=ruleset)
+                size += path.stat().st_size
+    return time.perf_counter() - start, size
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared"
-    )
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--trees", type=Path, required=True)
+    parser.add_argument("--rounds", default=",".join(ROUNDS))
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--baseline-every", type=int, default=1)
+    parser.add_argument(
+        "--events", action="store_true", help="store per-event rows too (the build does not)"
+    )
     args = parser.parse_args()
-    v05 = args.shared / "mlperf" / "training_results_v0.5"
-    v07 = args.shared / "mlperf" / "training_results_v0.7"
-    v07_logs = sorted(v07.rglob("result_*.txt"))
-
+    rounds = args.rounds.split(",")
+    rows, total = [], {"wall": 0.0, "cpu": 0.0, "bytes": 0, "theirs": 0.0, "their_bytes": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        ingest([v07_logs[0]], store=Path(tmp) / "warm")  # imports, lazy modules
-        stores = (Path(tmp) / f"s{n}" for n in itertools.count())  # a fresh store every time
-
-        def ours(paths: list[Path]):
-            return lambda: ingest(paths, store=next(stores), workers=args.workers)
-
-        corpus_bytes = _size([v05, v07])
-        v07_bytes = _size([v07])
-        t_all = _timed(ours([v05, v07]), args.repeats)
-        t_v07 = _timed(ours([v07]), args.repeats)
-
-    from mlperf_logging.compliance_checker import mlp_parser
-
-    def theirs() -> None:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for path in v07_logs:
-                mlp_parser.parse_file(str(path), ruleset="0.7.0")
-
-    theirs()  # warm-up
-    t_theirs = _timed(theirs, args.repeats)
-
-    mbs = lambda size, t: size / 1e6 / t  # noqa: E731
+        store = Path(tmp) / "store"
+        for round_ in rounds:
+            tree = args.trees / f"training_results_{round_}"
+            cpu, wall = _cpu(), time.perf_counter()
+            report = ingest([tree], store=store, workers=args.workers, events=args.events)
+            wall, cpu = time.perf_counter() - wall, _cpu() - cpu
+            runs, failed, aborted = _counts(store, round_)
+            logs = [e.path for e in find_logs([tree])][:: args.baseline_every]
+            theirs, their_bytes = _baseline(logs, round_) if round_ >= "v0.7" else (0.0, 0)
+            rows.append((round_, report.files, runs, failed, aborted, report.bytes, wall, cpu))
+            for key, value in (("wall", wall), ("cpu", cpu), ("bytes", report.bytes)):
+                total[key] += value
+            total["theirs"] += theirs
+            total["their_bytes"] += their_bytes
+            print(
+                f"{round_}: {report.files} logs, {runs} runs ({failed} failed, {aborted} aborted),"
+                f" {report.bytes / 1e6:.0f} MB, {wall:.1f} s wall, {cpu:.1f} s CPU"
+                + (f"; mlperf-logging {their_bytes / 1e6 / theirs:.1f} MB/s" if theirs else ""),
+                flush=True,
+            )
+    mb = total["bytes"] / 1e6
     print(
-        f"corpus: v0.5 + v0.7, {corpus_bytes / 1e6:.1f} MB; v0.7 alone {v07_bytes / 1e6:.1f} MB;"
-        f" median of {args.repeats}"
+        f"all {len(rounds)} rounds: {mb:.0f} MB in {total['wall']:.1f} s wall"
+        f" ({mb / total['wall']:.0f} MB/s), {total['cpu']:.1f} s CPU"
+        f" ({mb / total['cpu']:.0f} MB per CPU second)"
     )
-    print(
-        f"collector ingest, v0.5 + v0.7, end to end: {t_all:.3f} s = "
-        f"{mbs(corpus_bytes, t_all):.0f} MB/s"
-    )
-    print(
-        f"collector ingest, v0.7, end to end:        {t_v07:.3f} s = "
-        f"{mbs(v07_bytes, t_v07):.0f} MB/s"
-    )
-    print(
-        f"mlperf-logging parse_file, v0.7:           {t_theirs:.3f} s = "
-        f"{mbs(v07_bytes, t_theirs):.1f} MB/s"
-    )
-    print(
-        f"ratio on v0.7 (collector end to end / mlperf-logging parse only): {t_theirs / t_v07:.1f}x"
-    )
+    if total["theirs"]:
+        rate = total["their_bytes"] / 1e6 / total["theirs"]
+        print(
+            f"mlperf-logging parse_file (v0.7 on, every {args.baseline_every}th log): "
+            f"{rate:.1f} MB/s, so {mb / rate:.0f} s for the same {mb:.0f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ def check_command(
         float,
         typer.Option(help="Seconds to wait for another writer of the store to finish."),
     ] = WAIT_S,
+    round_: Annotated[
+        str | None, typer.Option("--round", help="The MLPerf round of the logs, e.g. v4.1.")
+    ] = None,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
     skipped: list[Skipped] = []
@@ -33,6 +36,7 @@ def check_command(
         wait_s=wait,
         on_wait=lambda message: print(message, file=sys.stderr),
         skipped=skipped,
+        round_=round_,
     )
     for path in skipped:
         print(f"warning: {path.rel_path}: {path.message}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,14 +38,27 @@ def ingest_command(
         typer.Option(help="Seconds to wait for another writer of the store to finish."),
     ] = WAIT_S,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
+    round_: Annotated[
+        str | None,
+        typer.Option(
+            "--round", help="The MLPerf round of the logs, e.g. v4.1, where no folder names it."
+        ),
+    ] = None,
+    events: Annotated[
+        bool, typer.Option(help="Store every logged event (--no-events: runs and evals only).")
+    ] = True,
 ) -> None:
     """Ingest MLPerf training logs and system descriptions (see HELP)."""
     if source is not None and source not in SOURCES:
         raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
+    if round_ is not None and not re.fullmatch(r"v\d+\.\d+", round_):
+        raise InputError(f"--round must name a round such as v4.1, not {round_!r}")
     report = ingest(
         paths,
         store=store,
         source=source,
+        round_=round_,
+        events=events,
         on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
         wait_s=wait,
         on_wait=lambda message: print(message, file=sys.stderr),

@@ -17,9 +17,12 @@ from typing import Any
 import yaml
 
 from collector import store as stores
+from collector.ingest.parallel import map_batches, usable_cpus
+from collector.ingest.rounds import signature
+from collector.ingest.rows import run_id_of, run_place, source_of
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, Skipped, find_logs
+from collector.ingest.trees import LogEntry, Skipped, benchmark_name, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -54,12 +57,20 @@ def check(
     wait_s: float = stores.WAIT_S,
     on_wait: Callable[[str], None] | None = None,
     skipped: list[Skipped] | None = None,
+    round_: str | None = None,
 ) -> list[Verdict]:
     """Check every log under `paths`; store the verdicts in the compliance table, under the
     store's writer lock (waiting up to `wait_s` seconds for another writer, telling
-    `on_wait`). Paths that are not files or folders (FIFOs, devices, broken links) are
-    added to `skipped`."""
-    verdicts = [check_log(entry) for entry in find_logs([Path(p) for p in paths], skipped)]
+    `on_wait`). The ruleset is the round's: `round_`, else the repository folder's, else the
+    log's own. Paths that are not files or folders (FIFOs, devices, broken links) are added
+    to `skipped`."""
+    entries = find_logs([Path(p) for p in paths], skipped, round_)
+    # the checker reads ~10 MB/s: a large tree's logs are checked on every CPU
+    batches = [entries[i : i + 64] for i in range(0, len(entries), 64)]
+    checked = map_batches(
+        _check_all, batches, (), min(usable_cpus(), 8) if len(entries) > 64 else 1
+    )
+    verdicts = [verdict for batch in checked for verdict in batch]
     if save and verdicts:
         store_path = stores.resolve(store, writing=True)
         with stores.writing(store_path, wait_s, on_wait):
@@ -70,20 +81,29 @@ def check(
     return verdicts
 
 
+def _check_all(entries: list[LogEntry]) -> list[Verdict]:
+    return [check_log(entry) for entry in entries]
+
+
 def check_log(entry: LogEntry) -> Verdict:
     """The verdict on one log."""
     try:
         data = entry.path.read_bytes()
     except OSError as exc:
         return Verdict("", entry.rel_path, "collector", "fail", f"cannot read: {exc.strerror}")
-    run_id = hashlib.sha256(data).hexdigest()[:16]
+    digest = hashlib.sha256(data).hexdigest()
+    run_id = digest[:16]
     events = scan(data)
     if events.fmt is None:
         first = events.issues[0].message if events.issues else "no MLPerf events"
         return Verdict(run_id, entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
     benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
-    ruleset = _mlperf_ruleset(events.fmt.name, entry.round, summary.local is not None, benchmark)
+    benchmark = benchmark_name(benchmark) if benchmark else None
+    round_ = entry.round or signature(events.fmt.name, benchmark, summary.run_start_s)
+    ruleset = _mlperf_ruleset(events.fmt.name, round_, summary.local is not None, benchmark)
+    place = (round_ or "unknown", *run_place(entry, summary), benchmark or "unknown", entry.run)
+    run_id = run_id_of(digest, source_of(entry, events, summary), *place)
     if (summary.local or {}).get("scale") == "throughput":
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
         failure = _own_rules(events, rules()["throughput"])

@@ -24,6 +24,7 @@ class LogFormat:
     fields: tuple[str, ...]  # names of the body's groups, in order
     time_unit_s: float
     default_round: str | None
+    time_format: str | None = None  # strptime layout where timestamps are dates
     pattern: re.Pattern[bytes] = field(init=False, repr=False)
     loose: re.Pattern[bytes] = field(init=False, repr=False)
 
@@ -71,13 +72,38 @@ FORMATS: tuple[LogFormat, ...] = (
         time_unit_s=1.0,
         default_round="v0.6",
     ),
+    LogFormat(
+        name="mlperf-bench",
+        marker=b"MLPerf:",
+        # Alibaba v0.6: MLPerf: <benchmark> [06/13/19 00:30:56], <key>[: <value>]
+        body=rb"[ \t]++(\S++)[ \t]++\[([0-9/]++[ \t]++[0-9:]++)\],[ \t]*+"
+        + _KEY
+        + rb"[ \t]*+:?[ \t]*+([^\n]*+)",
+        fields=("bench", "ts", "key", "value"),
+        time_unit_s=1.0,
+        default_round="v0.6",
+        time_format="%m/%d/%y %H:%M:%S",
+    ),
 )
 
 BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 
 
 def detect(data: bytes) -> LogFormat | None:
-    """The format of a log: that of the first MLPerf marker followed by a blank."""
+    """The format of a log: that of the first MLPerf marker followed by a blank; else a
+    format whose marker starts a line."""
+    found = _tagged(data)
+    if found is None:
+        for fmt in FORMATS:
+            if not fmt.marker.startswith(b":::ML") and (
+                data.startswith(fmt.marker) or b"\n" + fmt.marker in data
+            ):
+                return fmt
+    return found
+
+
+def _tagged(data: bytes) -> LogFormat | None:
+    """The format of the first `:::ML` marker followed by a blank."""
     pos = data.find(b":::ML")
     while pos >= 0:
         for fmt in FORMATS:

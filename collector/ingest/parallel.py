@@ -1,5 +1,7 @@
 """An ordered map over batches of work, in worker processes and in the calling one."""
 
+# Kept, measured: one process parses ~120 MB per CPU second, ~44 s for the 5.3 GB of 13 rounds.
+
 from __future__ import annotations
 
 import gc

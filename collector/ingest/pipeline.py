@@ -73,6 +73,8 @@ def ingest(
     on_issue: Callable[[IssueRow], None] | None = None,
     wait_s: float = stores.WAIT_S,
     on_wait: Callable[[str], None] | None = None,
+    round_: str | None = None,
+    events: bool = True,
 ) -> IngestReport:
     """Read every log under `paths` into the store; files already stored are skipped.
 
@@ -80,7 +82,9 @@ def ingest(
     `on_issue`); the report's `failed` says whether any was an error. Problems the store
     holds already are not stored again: they go to the report's `recorded`. `workers` is
     the number of processes that parse, this one included (default: the usable CPUs, at
-    most 8); batches under PARALLEL_MIN_BYTES are parsed here alone.
+    most 8); batches under PARALLEL_MIN_BYTES are parsed here alone. `round_` states the
+    round of every official log (else the repository folder or the logs themselves tell).
+    `events=False` keeps the per-event rows out of the store (runs and evals stay).
 
     The logs are parsed first; then the store's writer lock is taken (waiting up to
     `wait_s` seconds, telling `on_wait`) and the new snapshot built from the store as it
@@ -91,9 +95,10 @@ def ingest(
     folders = [p for p in paths if is_published_folder(p)]
     published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
     skipped: list[Skipped] = []
-    entries = find_logs([p for p in paths if p not in folders], skipped)
+    entries = find_logs([p for p in paths if p not in folders], skipped, round_)
     # logs stored already are not parsed; what another writer adds meanwhile is caught below
-    batches = _parse_all(entries, _stored(stores.read(store_path, ("runs",))), source, workers)
+    known = _stored(stores.read(store_path, ("runs",)))
+    batches = _parse_all(entries, known, source, workers, events)
     with stores.writing(store_path, wait_s, on_wait):
         snap = stores.read(store_path)
         report = IngestReport(store=store_path, files=len(entries))
@@ -163,7 +168,8 @@ def _new_rows(
         run_id = None
         first = content.setdefault(item.digest, entry.rel_path)
         if first != entry.rel_path:
-            run_id = item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
+            if item.run["source"] != "official":  # an official run's id names its place
+                run_id = item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
             found.append(
                 IssueRow(
                     entry.rel_path,
@@ -233,21 +239,21 @@ def _sort_issues(
 
 
 def _parse_all(
-    entries: list[LogEntry], known: Known, source: str | None, workers: int | None
+    entries: list[LogEntry], known: Known, source: str | None, workers: int | None, events: bool
 ) -> list[_Batch]:
     """Read, hash and parse every log, in worker processes too when the batch is large."""
     sizes = [_size(e.path) for e in entries]
     count = workers if workers is not None else min(usable_cpus(), 8)
     if count <= 1 or sum(sizes) < PARALLEL_MIN_BYTES or len(entries) < 2:
-        return [_parse_batch(entries, known, source)]
+        return [_parse_batch(entries, known, source, events)]
     batches = split_by_size(entries, sizes, count)
-    return map_batches(_parse_batch, batches, (known, source), count)
+    return map_batches(_parse_batch, batches, (known, source, events), count)
 
 
-def _parse_batch(entries: list[LogEntry], known: Known, source: str | None) -> _Batch:
+def _parse_batch(entries: list[LogEntry], known: Known, source: str | None, events: bool) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
     with _gc_paused():
-        return _parse_entries(entries, known, source)
+        return _parse_entries(entries, known, source, events)
 
 
 @contextmanager
@@ -264,8 +270,13 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _parse_entries(entries: list[LogEntry], known: Known, source: str | None) -> _Batch:
+def _parse_entries(
+    entries: list[LogEntry], known: Known, source: str | None, events: bool
+) -> _Batch:
     items = [read_and_parse(entry, known.get(entry.rel_path, _NONE), source) for entry in entries]
+    if not events:
+        for item in items:
+            item.events = None
     tables = {
         "events": _events_table(
             [(item.run["run_id"], item.events) for item in items if item.run and item.events]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -10,11 +11,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from collector.ingest.init_time import init_seconds
+from collector.ingest.rcp import scaling_factor
+from collector.ingest.rounds import agrees, signature, target
 from collector.ingest.scan import Events, Issue, scan
-from collector.ingest.summary import RunSummary, summarize
-from collector.ingest.systems import classify_interconnect, read_description, system_row
+from collector.ingest.summary import RunSummary, summarize, with_target
+from collector.ingest.systems import (
+    canonical,
+    classify_interconnect,
+    read_description,
+    reconcile,
+    system_row,
+)
 from collector.ingest.telemetry import read_telemetry
-from collector.ingest.trees import LogEntry
+from collector.ingest.trees import LogEntry, benchmark_name
 
 
 @dataclass(frozen=True)
@@ -51,7 +61,8 @@ class Parsed:
 def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> Parsed:
-    """Read one log; skip it if its sha256 is already stored, else parse it."""
+    """Read one log; skip it if its sha256 is stored at its path already (`known`), else
+    parse it."""
     try:
         data = entry.path.read_bytes()
     except OSError as exc:
@@ -65,6 +76,23 @@ def read_and_parse(
     return parsed
 
 
+def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
+    """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
+    sha256 of its place (round, submitter, system, benchmark, run index) and that digest, as
+    one log can be a result of two rounds (submitted again in the next) or of two systems of
+    one submitter."""
+    if source != "official":
+        return digest[:16]
+    where = "/".join(str(part) for part in place)
+    return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
+
+
+def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
+    """The submitter and system of a run: its folders', else what its log says."""
+    submitter = entry.submitter or s.submission.get("org") or "unknown"
+    return submitter, entry.system or s.submission.get("platform") or entry.path.parent.name
+
+
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
     """Parse one log's bytes into its run row, events, evals, system row and issues."""
     events = scan(data)
@@ -72,8 +100,9 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
     if summary is None or not len(events):
         return Parsed(issues=issues)
-    run_id = digest[:16]
-    run, system = _run_row(entry, events, summary, digest, run_id, len(data), source)
+    run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
+    place = (run["round"], run["submitter"], run["system"], run["benchmark"], run["run"])
+    run_id = run["run_id"] = run_id_of(digest, run["source"], *place)
     evals = [
         {
             "run_id": run_id,
@@ -89,6 +118,11 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
         for n, e in enumerate(summary.evals)
     ]
     telemetry = _telemetry(entry, run_id, issues)
+    run["init_s"] = init_seconds(events)
+    run["rcp_scaling_factor"], problem = scaling_factor(entry.path.parent)
+    if problem:
+        rel = _sibling(entry.rel_path, "scaling.json")
+        issues.append(IssueRow(rel, None, "warning", "bad-scaling", problem, digest))
     return Parsed(run, events, {"evals": evals, "telemetry": telemetry}, issues, system)
 
 
@@ -127,24 +161,24 @@ def _run_row(
     events: Events,
     s: RunSummary,
     digest: str,
-    run_id: str,
     size: int,
     source: str | None,
+    issues: list[IssueRow],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = s.local or {}
     sub = s.submission
-    kind = source or _source_of(entry, events, s)
-    round_ = (
-        entry.round
-        or local.get("suite")
-        or (events.fmt.default_round if events.fmt else None)
-        or "unknown"
-    )
-    submitter = entry.submitter or sub.get("org") or "unknown"
-    system = entry.system or sub.get("platform") or entry.path.parent.name
-    system_id = f"{round_}/{submitter}/{system}"
+    kind = source or source_of(entry, events, s)
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
-    desc_json, desc_sha, desc_issues, described = _describe(entry.description)
+    benchmark = benchmark_name(benchmark)
+    round_, round_source, problem = _round(entry, events, s, benchmark)
+    if problem is not None:
+        issues.append(_issue_row(entry.rel_path, digest, problem))
+    stated = target(round_, benchmark)
+    if s.quality_target is None and s.stop_status is None and stated is not None:
+        s = with_target(s, stated)
+    submitter, system = run_place(entry, s)
+    system_id = f"{round_}/{submitter}/{system}"
+    desc_json, desc_sha, desc_issues, described = _describe(entry.description, entry.system_folder)
     system_row_ = {
         "system_id": system_id,
         "source": kind,
@@ -153,7 +187,7 @@ def _run_row(
         "system": system,
         "interconnect_inferred": False,
         **described,
-        "division": described.get("division") or sub.get("division"),
+        "division": _division(described.get("division") or sub.get("division")),
         "description_path": _rel(entry, entry.description),
         "description_sha256": desc_sha,
         "description_json": desc_json,
@@ -168,9 +202,10 @@ def _run_row(
     elif local and interconnect is None:
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
-        "run_id": run_id,
+        "run_id": None,  # once the round is known
         "source": kind,
         "round": round_,
+        "round_source": round_source,
         "submitter": submitter,
         "division": system_row_["division"],
         "system_id": system_id,
@@ -186,6 +221,7 @@ def _run_row(
         "epochs": s.epochs,
         "throughput_samples_per_s": s.throughput_samples_per_s,
         "accelerator": local.get("accelerator") or described.get("accelerator"),
+        **_model(local.get("accelerator"), described),
         "accelerators": _first_int(local.get("accelerators"), described.get("accelerators")),
         "nodes": _first_int(local.get("nodes"), described.get("nodes")),
         "framework": local.get("framework") or described.get("framework"),
@@ -201,26 +237,86 @@ def _run_row(
     return run, system_row_
 
 
-def _describe(path: Path | None) -> tuple[str | None, str | None, list[Issue], dict[str, Any]]:
-    """A system description (as JSON text) read once, however many logs share it."""
+def _round(
+    entry: LogEntry, events: Events, s: RunSummary, benchmark: str
+) -> tuple[str, str, Issue | None]:
+    """The run's round, what gave it (option, repository, suite, signature), and an issue
+    when the log's own signature disagrees with a stated round or names none."""
+    fmt = events.fmt.name if events.fmt else None
+    if entry.round:
+        if agrees(entry.round, fmt, benchmark, s.run_start_s):
+            return entry.round, entry.round_source or "repository", None
+        found = signature(fmt, benchmark, s.run_start_s) or "no official round"
+        why = (
+            f"round {entry.round} (from the {entry.round_source or 'repository'}) does not fit "
+            f"the log ({fmt}, {benchmark}, run_start {_date(s.run_start_s)}): it looks like "
+            f"{found}"
+        )
+        return entry.round, entry.round_source or "repository", Issue("warning", "round", why)
+    suite = (s.local or {}).get("suite")
+    if suite:
+        return str(suite), "suite", None
+    found = signature(fmt, benchmark, s.run_start_s)
+    if found is not None:
+        return found, "signature", None
+    if s.local is not None or source_of(entry, events, s) == "local":
+        return "unknown", "none", None
+    why = f"no round: neither folder, --round nor the log ({fmt}, {benchmark}) tells"
+    return "unknown", "none", Issue("warning", "round", why)
+
+
+def _date(time_s: float | None) -> str:
+    if time_s is None or not 0 < time_s < 4e9:
+        return "unknown"
+    return dt.datetime.fromtimestamp(time_s, dt.UTC).date().isoformat()
+
+
+def _division(text: str | None) -> str | None:
+    """closed | open as MLPerf spells them (descriptions write `Closed` too)."""
+    return text.strip().lower() if isinstance(text, str) and text.strip() else None
+
+
+def _describe(
+    path: Path | None, folder: str | None
+) -> tuple[str | None, str | None, list[Issue], dict[str, Any]]:
+    """A system description (as JSON text) read once, however many logs share it, its
+    accelerators mapped onto the canonical table (the system's folder name helps)."""
     if path is None:
-        return None, None, [], {}
+        return _described((None, 0, 0), folder)
     try:
         stamp = path.stat()
         key = (str(path), stamp.st_mtime_ns, stamp.st_size)
     except OSError:
         key = (str(path), 0, 0)
-    return _describe_cached(key)
+    return _described(key, folder)
 
 
 @lru_cache(maxsize=4096)
-def _describe_cached(key: tuple[str, int, int]) -> tuple[str | None, str | None, list[Issue], dict]:
-    doc, digest, issues = read_description(Path(key[0]))
+def _described(
+    key: tuple[str | None, int, int], folder: str | None
+) -> tuple[str | None, str | None, list[Issue], dict]:
+    if key[0] is None:
+        doc, digest, issues = None, None, []
+    else:
+        doc, digest, issues = read_description(Path(key[0]))
     text = json.dumps(doc, sort_keys=True) if doc is not None else None
-    return text, digest, issues, system_row(doc)
+    row, problems = reconcile(system_row(doc), folder)
+    return text, digest, issues + problems, row
 
 
-def _source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+def _model(local_name: str | None, described: dict[str, Any]) -> dict[str, str | None]:
+    """The canonical accelerator model and vendor of a run."""
+    model = canonical(local_name) if local_name else None
+    if model is not None:
+        return {"accelerator_model": model.key, "accelerator_vendor": model.vendor}
+    return {
+        "accelerator_model": described.get("accelerator_model"),
+        "accelerator_vendor": described.get("accelerator_vendor"),
+    }
+
+
+def source_of(entry: LogEntry, events: Events, s: RunSummary) -> str:
+    """official | local: what kind of evidence a log is, when the caller does not say."""
     if s.local is not None:
         return "local"
     if entry.layout != "plain":

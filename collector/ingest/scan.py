@@ -6,6 +6,7 @@ and Arrow operations over the matches, so that large corpora ingest at hundreds 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Hashable, Iterable, Sequence
@@ -238,8 +239,10 @@ def _text_events(
         ts, keys, values, lines = (list(compress(c, keep)) for c in (ts, keys, values, lines))
         if benches is not None:
             benches = list(compress(benches, keep))
-    # Arrow parses as float() does (correctly rounded), in C
-    times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy()
+    if fmt.time_format is not None:  # dates, not numbers
+        times = _parse_dates(ts, fmt.time_format)
+    else:  # Arrow parses as float() does (correctly rounded), in C
+        times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy()
     events.time_s = times * fmt.time_unit_s if fmt.time_unit_s != 1.0 else times
     events.keys, events.raw_values = _names(keys), list(_texts(values, encoding))
     events.raw_metadata = [None] * len(keys)
@@ -251,6 +254,15 @@ def _text_events(
         else:
             names = sorted(b.decode("utf-8", "replace") for b in distinct)
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
+
+
+def _parse_dates(texts: list[bytes], layout: str) -> np.ndarray:
+    """Unix seconds of timestamps written as dates (taken as UTC), each distinct one once."""
+    seen = {
+        text: dt.datetime.strptime(text.decode(), layout).replace(tzinfo=dt.UTC).timestamp()
+        for text in set(texts)
+    }
+    return np.array([seen[text] for text in texts], dtype=np.float64)
 
 
 # mllog writes its fields in this order; such lines are split without a JSON round trip,
@@ -291,7 +303,8 @@ def _json_events(
         else:
             try:
                 obj = json.loads(raw)
-                time_s = float(obj["time_ms"]) * unit
+                # Alibaba's v0.7 logs give seconds (time_s) where mllog gives milliseconds
+                time_s = float(obj["time_ms"]) * unit if "time_ms" in obj else float(obj["time_s"])
                 key = str(obj["key"])
             except (ValueError, TypeError, KeyError):
                 events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)

@@ -6,7 +6,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from itertools import compress
@@ -266,7 +266,7 @@ def _warn_clock_origin(events: Events, picked: list[int]) -> None:
 def _status(out: RunSummary, tolerance: float) -> str:
     if out.run_start_s is None or out.run_stop_s is None or out.time_to_train_s is None:
         return "incomplete"
-    if out.stop_status == "aborted":
+    if out.stop_status in ("aborted", "abort"):
         return "aborted"
     if out.quality_target is not None and out.quality_best is not None:
         target = out.quality_target
@@ -275,6 +275,13 @@ def _status(out: RunSummary, tolerance: float) -> str:
     if out.quality_target is not None:  # a target but no evaluation: cannot have converged
         return "failed"
     return "success" if out.stop_status == "success" else "failed"
+
+
+def with_target(summary: RunSummary, target: float) -> RunSummary:
+    """The summary judged against a quality target that its log does not state."""
+    out = replace(summary, quality_target=target)
+    out.status = _status(out, rules()["relative_tolerance"])
+    return out
 
 
 def _unknown_keys(events: Events, distinct: set[str]) -> None:

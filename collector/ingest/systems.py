@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from collector.ingest.scan import Issue
 
@@ -20,13 +26,37 @@ def read_description(path: Path) -> tuple[dict[str, Any] | None, str | None, lis
     except OSError as exc:
         return None, None, [Issue("error", "unreadable", f"cannot read: {exc.strerror}")]
     digest = hashlib.sha256(data).hexdigest()
+    text = data.decode("utf-8", errors="replace")
     try:
-        doc = json.loads(data.decode("utf-8", errors="replace"))
+        doc = json.loads(text)
     except ValueError as exc:
-        return None, digest, [Issue("error", "bad-description", f"not JSON: {exc}")]
+        doc = _logged_description(text)
+        if doc is None:
+            return None, digest, [Issue("error", "bad-description", f"not JSON: {exc}")]
     if not isinstance(doc, dict):
         return None, digest, [Issue("error", "bad-description", "not a JSON object")]
     return doc, digest, []
+
+
+def _logged_description(text: str) -> dict[str, Any] | None:
+    """A v0.6 description written as mlperf_log_utils lines, `key: {"value": ...}` (NVIDIA):
+    its `entry` value is a v0.5 entry.json as a Python literal; None if it is not one."""
+    values: dict[str, Any] = {}
+    for line in text.splitlines():
+        key, sep, rest = line.partition(":")
+        if not sep or not key.strip().isidentifier():
+            continue
+        try:
+            values[key.strip()] = json.loads(rest)["value"]
+        except (ValueError, TypeError, KeyError):
+            return None
+    try:
+        entry = ast.literal_eval(values["entry"])
+        nodes = entry.get("nodes")
+        entry["nodes"] = [ast.literal_eval(nodes) if isinstance(nodes, str) else nodes]
+    except (KeyError, ValueError, SyntaxError, AttributeError):
+        return None
+    return {**entry, "division": values.get("division"), "status": values.get("status")}
 
 
 def system_row(doc: dict[str, Any] | None) -> dict[str, Any]:
@@ -153,3 +183,97 @@ def _gib(value: Any) -> float | None:
     elif "MB" in text or "MIB" in text:
         number /= 1024
     return number
+
+
+@dataclass(frozen=True)
+class Model:
+    """One row of the canonical accelerator table (accelerators.yml)."""
+
+    key: str
+    vendor: str
+    kind: str  # gpu | tpu | npu | ipu | cpu
+    memory_gb: float | None
+    tdp_w: float | None
+    year: int
+    cores_per_chip: int
+    match: re.Pattern[str]
+
+
+@cache
+def models() -> tuple[Model, ...]:
+    """The canonical accelerator table, in matching order."""
+    doc = yaml.safe_load(
+        resources.files("collector.ingest").joinpath("accelerators.yml").read_text()
+    )
+    return tuple(
+        Model(
+            m["key"],
+            m["vendor"],
+            m["kind"],
+            m["memory_gb"],
+            m["tdp_w"],
+            m["year"],
+            m.get("cores_per_chip", 1),
+            re.compile(m["match"], re.IGNORECASE),
+        )
+        for m in doc["models"]
+    )
+
+
+def canonical(*names: str | None) -> Model | None:
+    """The model of the first name that maps onto the table."""
+    for name in names:
+        if name:
+            for model in models():
+                if model.match.search(name):
+                    return model
+    return None
+
+
+# a TPU slice size: tpu-v3-512, TPU v3-8192, tpuv2-512, cloud_v2.512, tpu-trillium-1024
+_SLICE = re.compile(
+    r"(?:tpu[-_ ]?v?\d[a-z]*|trillium|ironwood|\bv[2-7][a-z]?)[.-](\d+)\b", re.IGNORECASE
+)
+_NOT_ACCELERATORS = frozenset(["", "n/a", "na", "none", "-", "cpu"])
+
+
+def reconcile(row: dict[str, Any], *clues: str | None) -> tuple[dict[str, Any], list[Issue]]:
+    """The systems row with its canonical accelerator model and vendor, and its counts made
+    to agree with the hardware: a CPU-only system has 0 accelerators (its model is its host
+    processor's); a TPU slice `v3-512` names TensorCores, so it has 256 chips, whatever its
+    description counts. `clues` are other names of the system (its folder, its name)."""
+    out, issues = dict(row), []
+    name = (row.get("accelerator") or "").strip()
+    per_node, nodes = row.get("accelerators_per_node"), row.get("nodes")
+    if row and (name.lower() in _NOT_ACCELERATORS or per_node == 0):
+        model = canonical(row.get("cpu"))
+        out.update(accelerator=None, accelerators=0, accelerators_per_node=0)
+        out.update(accelerator_model=model.key if model else None)
+        out.update(accelerator_vendor=model.vendor if model else None)
+        return out, issues
+    hardware = [row.get("hardware"), *clues]
+    model = canonical(name, *hardware)
+    if model is None:
+        return out, issues
+    out.update(accelerator_model=model.key, accelerator_vendor=model.vendor)
+    out["accelerator"] = row.get("accelerator") or model.key
+    if model.kind != "tpu":
+        return out, issues
+    sizes = [int(m.group(1)) for text in hardware if text for m in [_SLICE.search(text)] if m]
+    if not sizes:
+        return out, issues
+    chips = sizes[0] // model.cores_per_chip
+    counted = row.get("accelerators")
+    if counted != chips:
+        if counted is not None:
+            issues.append(
+                Issue(
+                    "warning",
+                    "accelerator-count",
+                    f"{counted} accelerators described, but a {model.key} slice of "
+                    f"{sizes[0]} has {chips} chips: counted {chips}",
+                )
+            )
+        out["accelerators"] = chips
+        out["accelerators_per_node"] = chips // nodes if nodes and chips % nodes == 0 else None
+    return out, issues

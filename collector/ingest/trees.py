@@ -14,14 +14,20 @@ import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cache, lru_cache
+from importlib import resources
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from collector.errors import InputError
 from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
-_ROUND = re.compile(r"(?:^|[_-])v(\d+\.\d+)(?:\.\d+)?$")
+_REPOSITORY = re.compile(r"^training_results_v(\d+\.\d+)$")
+_ROUND_FOLDER = re.compile(r"^v(\d+\.\d+)\.\d+$")  # v0.5's results sit in v0.5.0/
 LOG_SUFFIXES = (".txt", ".log")
 
 
@@ -40,6 +46,7 @@ class LogEntry:
     run: int
     description: Path | None  # the system description file, if one exists
     telemetry: Path | None = None  # the samples taken during the run, if they were kept
+    round_source: str | None = None  # option | repository: what gave `round`, if anything
 
 
 @dataclass(frozen=True)
@@ -53,12 +60,15 @@ class Skipped:
     given: bool  # named by the caller, not found in a folder
 
 
-def find_logs(paths: list[Path], skipped: list[Skipped] | None = None) -> list[LogEntry]:
-    """All logs under the given files and folders, sorted by relative path.
+def find_logs(
+    paths: list[Path], skipped: list[Skipped] | None = None, round_: str | None = None
+) -> list[LogEntry]:
+    """All logs under the given files and folders, sorted by relative path; in an MLPerf
+    result tree, only the runs of its results layout. `round_` states the round of all.
 
     Paths that cannot be read as a file or walked as a folder are never opened: each is
     added to `skipped` (when given) and left out."""
-    entries: dict[str, LogEntry] = {}
+    entries: dict[str, LogEntry | None] = {}
     seen = _Folders()
     odd = skipped if skipped is not None else []
     for given in paths:
@@ -73,8 +83,8 @@ def find_logs(paths: list[Path], skipped: list[Skipped] | None = None) -> list[L
         files = [str(given)] if kind == "file" else _walk(given, str(base), odd)
         for path in files:
             if path not in entries:
-                entries[path] = describe(path, base, seen)
-    return sorted(entries.values(), key=lambda e: e.rel_path)
+                entries[path] = describe(path, base, seen, round_)
+    return sorted((e for e in entries.values() if e is not None), key=lambda e: e.rel_path)
 
 
 _WHY = {
@@ -106,7 +116,7 @@ def _walk(folder: Path, base: str, odd: list[Skipped]) -> list[str]:
     files = _files(str(folder), base, odd)
     for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
-        if name.startswith("result_") or _suffix(name) == ".log" or _has_marker(path):
+        if name.startswith("result_") or _suffix(name) == ".log" or _maybe_log(path):
             found.append(path)
     return found
 
@@ -150,6 +160,12 @@ def _suffix(name: str) -> str:
     return name[i:] if 0 < i < len(name) - 1 else ""
 
 
+def _maybe_log(path: str) -> bool:
+    """Whether a *.txt file of another name may be a log: in a result repository only
+    result_*.txt files are (its other files need not be read), elsewhere any with a marker."""
+    return _repository_root(path.split(os.sep)) is None and _has_marker(path)
+
+
 def _has_marker(path: str) -> bool:
     try:
         with open(path, "rb") as handle:
@@ -164,62 +180,140 @@ class _Folders:
     def __init__(self) -> None:
         self.exists = lru_cache(maxsize=None)(lambda path: Path(path).exists())
         self.names = lru_cache(maxsize=None)(_names_in)
-        self.round_of = lru_cache(maxsize=None)(_round_of)
-        self.reused = lru_cache(maxsize=None)(lambda org: _reused_system_names(Path(org)))
+        self.reused = lru_cache(maxsize=None)(_reused_system_names)
 
 
-def describe(path: str | Path, base: Path, seen: _Folders | None = None) -> LogEntry:
-    """What the location of one log says: layout, round, submitter, system, benchmark, run."""
+def describe(
+    path: str | Path, base: Path, seen: _Folders | None = None, round_: str | None = None
+) -> LogEntry | None:
+    """What the location of one log says: layout, round, submitter, system, benchmark, run.
+
+    None when the file lies in an MLPerf tree but outside its results layout (code, raw
+    logs, helpers): such a file is not an official run. `round_` is the round the caller
+    states; without it, the repository's folder name (`training_results_vX.Y`) gives it.
+    """
     seen = seen or _Folders()
     resolved = os.path.abspath(path)  # string operations: this runs once per log
     rel = _relative(resolved, str(base)) or os.path.basename(path)
     name = os.path.basename(resolved)
     match = _RUN_INDEX.search(name[: -len(_suffix(name))] if _suffix(name) else name)  # stem
     run = int(match.group(1)) if match else 0
-    bench_dir = os.path.dirname(resolved)
     beside = telemetry_path(Path(resolved))
-    telemetry = beside if beside.name in seen.names(bench_dir) else None
-    system_dir = os.path.dirname(bench_dir)
-    results_dir = os.path.dirname(system_dir)
-    round_ = seen.round_of(bench_dir)
-    bench, system = os.path.basename(bench_dir), os.path.basename(system_dir)
-    if os.path.basename(results_dir) == "results":
-        container = os.path.dirname(results_dir)
-        entry_json = os.path.join(system_dir, "entry.json")
-        if seen.exists(entry_json) or seen.exists(os.path.join(container, "submission.json")):
-            org_dir = os.path.dirname(container)
-            submission = os.path.basename(container)
-            named = f"{submission}/{system}" if system in seen.reused(org_dir) else system
-            return LogEntry(
-                Path(resolved),
-                rel,
-                "v0.5",
-                round_ or "v0.5",
-                os.path.basename(org_dir),
-                named,
-                f"{submission}/{system}",
-                bench,
-                run,
-                Path(entry_json) if seen.exists(entry_json) else None,
-                telemetry,
-            )
-        description = os.path.join(container, "systems", f"{system}.json")
+    telemetry = beside if beside.name in seen.names(os.path.dirname(resolved)) else None
+    parts = resolved.split(os.sep)
+    root = _repository_root(parts)
+    named_round = round_ or (_round_named(parts[root]) if root is not None else None)
+    how = "option" if round_ else "repository" if named_round else None
+    start = root if root is not None else len(str(base).rstrip(os.sep).split(os.sep))
+    place = _results_place(parts, start)
+    if place is None:
+        if root is not None or _in_tree(parts[start:-1]):
+            return None  # in a result tree, outside its results layout: not a run
         return LogEntry(
             Path(resolved),
             rel,
-            "v0.6+",
-            round_,
-            os.path.basename(container),
-            system,
-            system,
-            bench,
+            "plain",
+            named_round,
+            None,
+            None,
+            None,
+            None,
             run,
-            Path(description) if seen.exists(description) else None,
+            None,
             telemetry,
+            how,
         )
+    r, system, bench = place
+    top = root + 1 if root is not None else _top_below(parts, str(base), r)
+    org = parts[top] if top < r else parts[r - 1]
+    submission = parts[top + 1 : r]
+    org_dir = os.sep.join(parts[: top + 1]) if top < r else os.sep.join(parts[:r])
+    system_dir = os.sep.join(parts[: r + 2])
+    container = os.sep.join(parts[:r])
+    folder = "/".join([*submission, system])
+    named = system
+    if submission and system in seen.reused(org_dir):
+        named = f"{submission[-1]}/{system}"
+    description = None
+    renamed = layout_rules()["descriptions"].get(f"{named_round}/{org}", {}).get(system, system)
+    for candidate in (
+        os.path.join(system_dir, "entry.json"),
+        os.path.join(container, "systems", f"{renamed}.json"),
+    ):
+        if seen.exists(candidate):
+            description = Path(candidate)
+            break
     return LogEntry(
-        Path(resolved), rel, "plain", round_, None, None, None, None, run, None, telemetry
+        Path(resolved),
+        rel,
+        "v0.5" if submission else "v0.6+",
+        named_round,
+        org,
+        named,
+        folder,
+        benchmark_name(bench) if bench else None,
+        run,
+        description,
+        telemetry,
+        how,
     )
+
+
+def _repository_root(parts: list[str]) -> int | None:
+    """The index of the deepest folder that names a round (`training_results_vX.Y`, or
+    v0.5's `v0.5.0` inside it), if any."""
+    for i in range(len(parts) - 2, -1, -1):
+        if _REPOSITORY.match(parts[i]) or _ROUND_FOLDER.match(parts[i]):
+            return i
+    return None
+
+
+def _round_named(folder: str) -> str | None:
+    """The round a repository folder names, e.g. v0.7 for training_results_v0.7."""
+    match = _REPOSITORY.match(folder) or _ROUND_FOLDER.match(folder)
+    return f"v{match.group(1)}" if match else None
+
+
+def _results_place(parts: list[str], start: int) -> tuple[int, str, str | None] | None:
+    """(index of `results`, system, benchmark) when the file is a run of the results layout
+    `results/<system>/<benchmark>/result_N.txt` (or a deviation listed in rules.yml); None
+    otherwise."""
+    layout = layout_rules()
+    name = parts[-1]
+    excluded = frozenset(layout["not_results"])
+    for depth, patterns in ((3, layout["run_files"]), (2, layout["run_files_in_system"])):
+        r = len(parts) - 1 - depth
+        if r <= 0 or parts[r] != "results":
+            continue
+        if any(p in excluded for p in parts[start:r]):
+            return None
+        if any(fnmatchcase(name, p) for p in patterns):
+            return r, parts[r + 1], parts[r + 2] if depth == 3 else None
+    return None
+
+
+def _in_tree(folders: list[str]) -> bool:
+    """Whether folders below the one given are those of a result tree (results, code)."""
+    return any(f == "results" or f in layout_rules()["not_results"] for f in folders)
+
+
+def _top_below(parts: list[str], base: str, results: int) -> int:
+    """Without a repository folder: the folder given to ingest is the tree (its children
+    are submitters), unless it holds `results` itself (then it is the submitter)."""
+    depth = len(base.rstrip(os.sep).split(os.sep)) + 1  # the given folder's children
+    return min(depth, results - 1)
+
+
+@cache
+def layout_rules() -> dict[str, Any]:
+    """The results layout and its known deviations (the `layout` part of rules.yml)."""
+    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
+    return yaml.safe_load(text)["layout"]
+
+
+def benchmark_name(folder: str) -> str:
+    """The benchmark a folder names, its aliases (Google's `mask`) resolved."""
+    return layout_rules()["benchmark_aliases"].get(folder, folder)
 
 
 def _names_in(folder: str) -> frozenset[str]:
@@ -236,20 +330,11 @@ def _relative(path: str, base: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
-def _round_of(folder: str) -> str | None:
-    """The round named by the nearest folder, from `folder` up, that names one."""
-    for part in reversed(folder.split(os.sep)):
-        match = _ROUND.search(part)
-        if match:
-            return f"v{match.group(1)}"
-    return None
-
-
-@cache
-def _reused_system_names(org_dir: Path) -> frozenset[str]:
+def _reused_system_names(org_dir: str) -> frozenset[str]:
     """System folder names used by more than one submission of one v0.5 submitter."""
     seen: dict[str, int] = {}
-    for system_dir in org_dir.glob("*/results/*"):
+    org = Path(org_dir)
+    for system_dir in (*org.glob("*/results/*"), *org.glob("*/*/results/*")):
         if system_dir.is_dir():
             seen[system_dir.name] = seen.get(system_dir.name, 0) + 1
     return frozenset(name for name, count in seen.items() if count > 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 import warnings
 from typing import Any
 
@@ -47,8 +48,28 @@ def decode_value(text: str) -> Any:
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         pass
     if text[0] in "[{\"'(":
+        found = _mixed(text)
+        if found is not None:
+            return found
         raise BadValue(f"cannot decode value {text[:60]!r}")
     return text  # a bare word such as `sgd` or `categorical_cross_entropy`
+
+
+_JSON_WORDS = re.compile(r"\b(null|true|false)\b|(?<=[0-9])%")
+_AS_PYTHON = {"null": "None", "true": "True", "false": "False"}
+
+
+def _mixed(text: str) -> Any:
+    """A value that mixes JSON and Python: v0.6 `{"value": null, "metadata": {'file': ..}}`
+    (Intel), percentages `{"value": 75.98%}` (Alibaba); None if it is not one."""
+    python = _JSON_WORDS.sub(lambda m: _AS_PYTHON.get(m.group(1), "e-2"), text)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = ast.literal_eval(python)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    return found if isinstance(found, dict | list) else None
 
 
 def as_float(value: Any) -> float | None:

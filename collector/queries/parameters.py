@@ -51,6 +51,8 @@ def baselines() -> pa.Table:
             ("precision", pa.string()),
             ("system_id", pa.string()),
             ("across_sources", pa.bool_()),
+            ("accelerator_keys", pa.list_(pa.string())),
+            ("across_rounds", pa.bool_()),
         ]
     )
     return pa.Table.from_pylist(
@@ -62,6 +64,8 @@ def baselines() -> pa.Table:
                 "precision": b.get("precision"),
                 "system_id": b.get("system_id"),
                 "across_sources": bool(b.get("across_sources", False)),
+                "accelerator_keys": b.get("accelerator_keys"),
+                "across_rounds": bool(b.get("across_rounds", False)),
             }
             for b in rows
         ],
@@ -160,6 +164,16 @@ def prices() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+@cache
+def quality_direction() -> pa.Table:
+    """Benchmarks whose quality improves downwards, or that log two metrics (quality.yml)."""
+    doc = _doc("quality.yml")
+    rows = [{"benchmark": b, "better": "lower"} for b in doc["lower_is_better"]]
+    rows += [{"benchmark": b, "better": "mixed"} for b in doc["mixed"]]
+    schema = pa.schema([("benchmark", pa.string()), ("better", pa.string())])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
 def tables() -> dict[str, pa.Table]:
     """Every parameter table, by the name the SQL uses."""
     return {
@@ -170,4 +184,5 @@ def tables() -> dict[str, pa.Table]:
         "prices": prices(),
         **datasets(),
         **hardware_words(),
+        "quality_direction": quality_direction(),
     }

@@ -13,12 +13,14 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 
 from collector import store as stores
 from collector.errors import InputError, QueryError
 from collector.queries import bootstrap, parameters
 from collector.store.schemas import STORED_TABLES
+from collector.store.schemas import load as load_schema
 from collector.store.snapshot import Pin
 
 QUERY_PACKAGE = "collector.queries"
@@ -78,25 +80,41 @@ def _topological(found: dict[str, Contract]) -> dict[str, Contract]:
     return ordered
 
 
+RULE_FIELDS = (
+    ("source", pa.string()),
+    ("round", pa.string()),
+    ("benchmark", pa.string()),
+    ("runs_required", pa.int64()),
+    ("runs_scored", pa.int64()),
+    ("selection", pa.string()),
+    ("dropped_each_end", pa.int64()),
+    ("failed_allowed", pa.int64()),
+    ("rcp_scaling", pa.bool_()),
+    ("unparsable_log_fails", pa.bool_()),
+    ("init_limit_closed_minutes", pa.float64()),
+    ("init_limit_open_minutes", pa.float64()),
+)
+
+
 @cache
 def score_rules() -> pa.Table:
-    """The scoring rules (score_rules.yml) as a table."""
-    doc = yaml.safe_load(resources.files(QUERY_PACKAGE).joinpath("score_rules.yml").read_text())
-    columns = doc["columns"]
-    rows = [dict(zip(columns, rule, strict=True)) for rule in doc["rules"]]
-    return pa.Table.from_pylist(
-        rows,
-        schema=pa.schema(
-            [
-                ("source", pa.string()),
-                ("round", pa.string()),
-                ("benchmark", pa.string()),
-                ("runs_required", pa.int64()),
-                ("runs_scored", pa.int64()),
-                ("selection", pa.string()),
-            ]
-        ),
-    )
+    """The scoring rules, one YAML per round under rules/, as one row per source x round x
+    benchmark ('*' where a rule holds for every round or benchmark)."""
+    rows = []
+    folder = resources.files(QUERY_PACKAGE).joinpath("rules")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".yml"):
+            continue
+        doc = yaml.safe_load(entry.read_text())
+        for benchmark, rule in doc["benchmarks"].items():
+            merged = {**doc.get("defaults", {}), **rule}
+            unknown = set(merged) - {name for name, _ in RULE_FIELDS}
+            if unknown:
+                raise QueryError(f"rules/{entry.name}: {benchmark}: unknown {sorted(unknown)}")
+            rows.append(
+                {"source": doc["source"], "round": doc["round"], "benchmark": benchmark, **merged}
+            )
+    return pa.Table.from_pylist(rows, schema=pa.schema(list(RULE_FIELDS)))
 
 
 @cache
@@ -131,7 +149,11 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     empty = stores.snapshot.empty()
     for table in STORED_TABLES:
         path = store_path / snapshot / f"{table}.parquet" if snapshot else None
-        if path is not None and path.exists():
+        if path is not None and path.exists() and _older(path, table):
+            # an older schema version: upgraded in memory by the store's migrations
+            con.register(f"_upgraded_{table}", stores.snapshot.read(store_path, (table,))[table])
+            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _upgraded_{table}")
+        elif path is not None and path.exists():
             literal = str(path.resolve()).replace("'", "''")
             con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM read_parquet('{literal}')")
         else:
@@ -160,6 +182,13 @@ def materialize(con: duckdb.DuckDBPyConnection, name: str) -> int:
     con.execute(f"DROP VIEW {name}")
     con.execute(f"CREATE VIEW {name} AS SELECT * FROM {stored}")
     return rows
+
+
+def _older(path: Path, table: str) -> bool:
+    """Whether the stored table at `path` is at an older schema version than this collector's."""
+    meta = pq.read_schema(path).metadata or {}
+    stored = int(meta.get(b"schema_version", b"0"))
+    return stored < load_schema(table).schema_version
 
 
 def names() -> list[str]:

@@ -1,32 +1,66 @@
--- scores: MLPerf time-to-train score of each system x benchmark configuration.
--- Drops the fastest and the slowest scored run and averages the rest; a run that did not
--- converge counts as infinitely slow, so a score with one inside the average is unscorable.
-WITH runs_in AS NOT MATERIALIZED (
+-- scores: MLPerf time-to-train score of each system x benchmark configuration, by the rules
+-- of its round (rules/*.yml), as MLCommons' result summarizer computes it: every run of the
+-- configuration counts; a run that did not reach the target (failed, aborted or incomplete)
+-- counts as infinitely slow; more of those than the rules allow leaves no score; else the
+-- olympic average drops `dropped_each_end` runs at each end, times the RCP factor. Where the
+-- round's checker fails a log with a line it cannot parse, or an init phase longer than it
+-- allows, such a run does not converge.
+WITH unparsable AS (
+    SELECT DISTINCT log_sha256 FROM store.ingest_issues WHERE code = 'bad-line'
+),
+runs_in AS NOT MATERIALIZED (
     SELECT
         source, round, submitter, division, system_id, system, benchmark, run, status,
-        run_start_unix_s, accelerator, nodes, scale,
+        run_start_unix_s, accelerator, nodes, scale, rcp_scaling_factor, time_to_train_s, init_s,
         coalesce(precision, '') AS precision_key,
         coalesce(interconnect, '') AS interconnect_key,
         coalesce(accelerators, -1) AS accelerators_key,
-        CASE WHEN status = 'success' THEN time_to_train_s ELSE 'inf'::DOUBLE END AS t_s
+        u.log_sha256 IS NOT NULL AS has_unparsable_line
     FROM store.runs
-    WHERE status <> 'aborted' AND source IN ('official', 'local')
+    LEFT JOIN unparsable AS u USING (log_sha256)
+    WHERE source IN ('official', 'local')
 ),
 rules AS (
-    -- the rule of each source, round and benchmark present: field by field, the exact rule,
-    -- else the round's rule for every benchmark, else the source's rule for every round
+    -- the rule of each source, round and benchmark present: the exact rule, else the
+    -- source's rule for every round and benchmark; none where the round has no such benchmark
     SELECT
         k.source, k.round, k.benchmark,
-        coalesce(exact.runs_required, anyb.runs_required, anyr.runs_required) AS runs_required,
-        coalesce(exact.runs_scored, anyb.runs_scored, anyr.runs_scored) AS runs_scored,
-        coalesce(exact.selection, anyb.selection, anyr.selection, 'all') AS selection
+        coalesce(exact.runs_required, anyr.runs_required) AS runs_required,
+        coalesce(exact.runs_scored, anyr.runs_scored) AS runs_scored,
+        coalesce(exact.selection, anyr.selection) AS selection,
+        coalesce(exact.dropped_each_end, anyr.dropped_each_end) AS dropped_each_end,
+        coalesce(exact.failed_allowed, anyr.failed_allowed) AS failed_allowed,
+        coalesce(exact.rcp_scaling, anyr.rcp_scaling) AS rcp_scaling,
+        coalesce(exact.unparsable_log_fails, anyr.unparsable_log_fails) AS unparsable_log_fails,
+        coalesce(exact.init_limit_closed_minutes, anyr.init_limit_closed_minutes)
+            AS init_limit_closed_minutes,
+        coalesce(exact.init_limit_open_minutes, anyr.init_limit_open_minutes)
+            AS init_limit_open_minutes
     FROM (SELECT DISTINCT source, round, benchmark FROM runs_in) AS k
     LEFT JOIN score_rules AS exact
         ON exact.source = k.source AND exact.round = k.round AND exact.benchmark = k.benchmark
-    LEFT JOIN score_rules AS anyb
-        ON anyb.source = k.source AND anyb.round = k.round AND anyb.benchmark = '*'
     LEFT JOIN score_rules AS anyr
         ON anyr.source = k.source AND anyr.round = '*' AND anyr.benchmark = '*'
+),
+judged AS (
+    -- converged: reached the target, and no unparsable line where the round fails such logs;
+    -- a run that did not converge counts as infinitely slow
+    SELECT *, CASE WHEN converged THEN time_to_train_s ELSE 'inf'::DOUBLE END AS t_s
+    FROM (
+        SELECT
+            r.*, rules.runs_required, rules.runs_scored, rules.selection,
+            rules.dropped_each_end, rules.failed_allowed, rules.rcp_scaling,
+            r.status = 'success' AND NOT (
+                coalesce(rules.unparsable_log_fails, false) AND r.has_unparsable_line
+            ) AND NOT coalesce(r.init_s > 60 * CASE r.division
+                WHEN 'open' THEN rules.init_limit_open_minutes
+                ELSE rules.init_limit_closed_minutes END, false) AS converged
+        FROM runs_in AS r
+        JOIN rules
+            ON rules.source IS NOT DISTINCT FROM r.source
+            AND rules.round IS NOT DISTINCT FROM r.round
+            AND rules.benchmark IS NOT DISTINCT FROM r.benchmark
+    )
 ),
 grouped AS (
     -- every run of a group, and its converged runs in start order where the rule scores the
@@ -36,60 +70,69 @@ grouped AS (
         r.interconnect_key, r.accelerators_key,
         any_value(r.division) AS division, any_value(r.system) AS system,
         any_value(r.accelerator) AS accelerator, any_value(r.nodes) AS nodes,
-        any_value(r.scale) AS scale, any_value(rules.runs_required) AS runs_required,
-        any_value(rules.runs_scored) AS runs_scored, any_value(rules.selection) AS selection,
-        count(*) AS runs_total, count(*) FILTER (WHERE r.status = 'success') AS runs_converged,
+        any_value(r.scale) AS scale, any_value(r.runs_required) AS runs_required,
+        any_value(r.runs_scored) AS runs_scored, any_value(r.selection) AS selection,
+        any_value(r.dropped_each_end) AS dropped_each_end,
+        any_value(r.failed_allowed) AS failed_allowed,
+        CASE WHEN any_value(r.rcp_scaling) THEN coalesce(max(r.rcp_scaling_factor), 1.0)
+            ELSE 1.0 END AS rcp_scaling_factor,
+        count(DISTINCT r.rcp_scaling_factor) AS rcp_factors,
+        count(*) AS runs_total, count(*) FILTER (WHERE r.converged) AS runs_converged,
         list(r.t_s) AS times,
         list(r.t_s ORDER BY r.run_start_unix_s, r.run) FILTER (
-            WHERE rules.selection = 'first_converged_by_start' AND r.status = 'success')
+            WHERE r.selection = 'first_converged_by_start' AND r.converged)
             AS converged_by_start
-    FROM runs_in AS r
-    JOIN rules
-        ON rules.source IS NOT DISTINCT FROM r.source AND rules.round IS NOT DISTINCT FROM r.round
-        AND rules.benchmark IS NOT DISTINCT FROM r.benchmark
+    FROM judged AS r
     GROUP BY r.source, r.round, r.submitter, r.system_id, r.benchmark, r.precision_key,
         r.interconnect_key, r.accelerators_key
 ),
 scored AS (
-    -- the scored runs' times, fastest first: all runs, or the first converged ones by start
+    -- the scored runs' times, fastest first (non-converged last, as infinitely slow), and the
+    -- ones averaged: all but `dropped_each_end` at each end
     SELECT
-        *,
-        list_sort(CASE selection
-            WHEN 'all' THEN times
-            WHEN 'first_converged_by_start' THEN converged_by_start[1:runs_scored]
-        END, 'ASC', 'NULLS LAST') AS kept
-    FROM grouped
-),
-summary AS (
-    SELECT
-        *, len(kept) AS runs_in_score, list_avg(kept[2:-2]) AS mean_s,
-        list_max(kept[:-2]) AS kept_slowest_s
-    FROM scored
-    WHERE len(kept) > 0
+        *, len(kept) - 2 * dropped_each_end AS runs_in_mean,
+        list_slice(kept, dropped_each_end + 1, len(kept) - dropped_each_end) AS middle
+    FROM (
+        SELECT
+            *,
+            list_sort(CASE selection
+                WHEN 'all' THEN times
+                WHEN 'first_converged_by_start' THEN converged_by_start[1:runs_scored]
+            END) AS kept
+        FROM grouped
+    )
 )
 SELECT
     source, round, submitter, division, system_id, system, benchmark,
     nullif(precision_key, '') AS precision, nullif(interconnect_key, '') AS interconnect,
     accelerator, nullif(accelerators_key, -1) AS accelerators, nodes, scale, runs_total,
     runs_converged,
-    CASE WHEN reason IS NULL THEN runs_in_score - 2 ELSE 0 END AS runs_used,
-    CASE WHEN reason IS NULL THEN mean_s / 60 END AS score_minutes,
+    CASE WHEN reason IS NULL THEN runs_in_mean ELSE 0 END AS runs_used,
+    CASE WHEN reason IS NULL THEN list_avg(middle) / 60 END AS raw_score_minutes,
+    rcp_scaling_factor,
+    CASE WHEN reason IS NULL THEN list_avg(middle) / 60 * rcp_scaling_factor END
+        AS score_minutes,
     reason AS unscorable_reason
 FROM (
     SELECT
         *,
         CASE
+            WHEN runs_required IS NULL
+                THEN format('no scoring rule for {} in {}', benchmark, round)
             WHEN runs_total < runs_required
                 THEN format('{} runs present, the rules require {}', runs_total, runs_required)
             WHEN runs_scored IS NOT NULL AND runs_converged < runs_scored
                 THEN format('{} runs converged, the rules score the first {}',
                             runs_converged, runs_scored)
-            WHEN runs_in_score < 3
-                THEN format('{} runs: too few to drop the fastest and the slowest', runs_in_score)
-            WHEN isinf(kept_slowest_s)
-                THEN format('{} of {} runs did not converge', runs_total - runs_converged,
-                            runs_total)
+            WHEN selection = 'all' AND runs_total - runs_converged > failed_allowed
+                THEN format('{} of {} runs did not converge, the rules allow {}',
+                            runs_total - runs_converged, runs_total, failed_allowed)
+            WHEN runs_in_mean < 1
+                THEN format('{} runs: too few to drop {} at each end', len(kept),
+                            dropped_each_end)
+            WHEN rcp_factors > 1
+                THEN format('{} different RCP factors among its runs', rcp_factors)
         END AS reason
-    FROM summary
+    FROM scored
 )
 ORDER BY source, round, submitter, system, benchmark, precision, interconnect, accelerators

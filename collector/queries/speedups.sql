@@ -1,6 +1,7 @@
 -- speedups: time to train of each configuration against the baselines of baselines.yml
 -- (the 1-accelerator fp32 configuration of its family, the 1-accelerator configuration of its
--- own precision, or a named system). Every row names its baseline.
+-- own precision, a named system, or the fastest configuration of a named accelerator model at
+-- the same accelerator count). Every row names its baseline.
 WITH configs AS (
     SELECT
         *, hash(source, round, division, submitter, accelerator, framework, interconnect,
@@ -54,10 +55,30 @@ system_matches AS (
     QUALIFY row_number() OVER (
         PARTITION BY base.baseline, c.config_id ORDER BY base.runs DESC, base.config_id) = 1
 ),
+model_matches AS (
+    -- model baselines: the fastest configuration of the named accelerator model at the row's
+    -- accelerator count, benchmark, source and division (and round, unless across_rounds);
+    -- of equal times, the one with most runs, then the lowest id
+    SELECT
+        b.baseline, b.kind AS baseline_kind, c.config_id, base.config_id AS baseline_config_id
+    FROM baselines AS b
+    JOIN configs AS base
+        ON b.kind = 'model' AND list_contains(b.accelerator_keys, base.accelerator_key)
+    JOIN configs AS c
+        ON c.benchmark = base.benchmark AND c.accelerators = base.accelerators
+        AND c.source = base.source AND c.division IS NOT DISTINCT FROM base.division
+        AND (b.across_rounds OR c.round = base.round)
+    WHERE NOT list_contains(b.accelerator_keys, coalesce(c.accelerator_key, ''))
+    QUALIFY row_number() OVER (
+        PARTITION BY b.baseline, c.config_id
+        ORDER BY base.minutes, base.runs DESC, base.config_id) = 1
+),
 candidates AS (
     SELECT * FROM family_matches WHERE baseline_config_id IS NOT NULL
     UNION ALL
     SELECT * FROM system_matches
+    UNION ALL
+    SELECT * FROM model_matches
 ),
 boot AS (
     -- baseline time / time over the runs of both configurations, once per pair of

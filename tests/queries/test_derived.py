@@ -29,6 +29,7 @@ DERIVED = (
     "deadline_fit",
     "cost_energy",
     "power",
+    "round_gains",
 )
 
 
@@ -165,6 +166,45 @@ def _cost():
     return [run("a", 4, 90.0, i) for i in range(3)]
 
 
+H100 = "NVIDIA H100-SXM5-80GB"
+B200 = "NVIDIA B200-SXM-180GB"
+
+
+def official(system, accelerators, accelerator, times, submitter="lab"):
+    """Converged official closed runs of `system` on BERT."""
+    return [
+        run(
+            system,
+            accelerators,
+            t,
+            i,
+            source="official",
+            division="closed",
+            benchmark="bert",
+            accelerator=accelerator,
+            submitter=submitter,
+            precision=None,
+            interconnect=None,
+            scale=None,
+        )
+        for i, t in enumerate(times)
+    ]
+
+
+def _models():
+    """8 x H100 from two submitters (the faster is the baseline) and 8 and 16 x B200."""
+    runs = official("h100box", 8, H100, [20.0, 21.0, 22.0])
+    runs += official("h100slow", 8, H100, [30.0, 31.0, 32.0], submitter="other")
+    runs += official("b200box", 8, B200, [10.0, 10.5, 11.0])
+    runs += official("b200x16", 16, B200, [6.0, 6.5, 7.0])  # no 16 x H100: no model row
+    return runs
+
+
+def _models_later():
+    """A later round: 8 x B200 again, and no H100 at all."""
+    return official("b200box", 8, B200, [8.0, 8.4, 8.8])
+
+
 SCENARIOS = {
     "single": _single,
     "strong": _strong,
@@ -179,6 +219,8 @@ SCENARIOS = {
     "baselines": _baselines,
     "deadlines": _deadlines,
     "cost": _cost,
+    "models": _models,
+    "models-later": _models_later,
 }
 
 
@@ -318,6 +360,95 @@ def test_scaling_and_speedups_share_their_baseline_and_interval(shared):
         ends = (row["speedup_ci_low"], row["speedup_ci_high"])
         assert ends == (strong["speedup_ci_low"], strong["speedup_ci_high"])
     assert strong["speedup_ci_low"] < strong["speedup"] < strong["speedup_ci_high"]
+
+
+def test_model_speedups_at_equal_accelerator_count(shared):
+    got = rows(shared, "speedups", "models", "baseline_kind = 'model'")
+    within = {(r["baseline"], r["system"]): r for r in got}
+    assert set(within) == {
+        ("h100-sxm-same-count", "b200box"),
+        ("h100-sxm-same-count-any-round", "b200box"),
+    }
+    row = within["h100-sxm-same-count", "b200box"]
+    assert row["baseline_system_id"] == "models/lab/h100box"  # the faster 8 x H100
+    assert (row["accelerators"], row["baseline_accelerators"]) == (8, 8)
+    assert row["speedup"] == pytest.approx(21.0 / 10.5)
+    assert 20.0 / 11.0 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
+    assert row["speedup_ci_high"] <= 22.0 / 10.0 and row["comparable"]
+
+
+def test_model_speedups_across_rounds_say_they_are_not_comparable(shared):
+    (row,) = rows(shared, "speedups", "models-later", "baseline_kind = 'model'")
+    assert row["baseline"] == "h100-sxm-same-count-any-round"
+    assert row["baseline_system_id"] == "models/lab/h100box"
+    assert row["speedup"] == pytest.approx(21.0 / 8.4)
+    assert row["comparable"] is False
+
+
+def test_round_gains_compare_a_class_with_its_previous_round(shared):
+    (row,) = rows(shared, "round_gains", "models-later")
+    assert "B200" in row["accelerator_model"] and row["accelerators"] == 8
+    assert (row["earlier_round"], row["earlier_system_id"]) == ("models", "models/lab/b200box")
+    assert row["speedup"] == pytest.approx(10.5 / 8.4)
+    assert 10.0 / 8.8 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
+    assert row["speedup_ci_high"] <= 11.0 / 8.0 and row["within_noise"] is False
+    assert rows(shared, "round_gains", "models") == []  # the first round of every class
+
+
+def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):
+    runs = [
+        run("a", 8, 10.0, 0, benchmark="rnnt", quality_target=0.058, run_start_unix_s=0.0),
+        run("a", 8, 10.0, 1, benchmark="bert", quality_target=0.72, run_start_unix_s=0.0),
+    ]
+    evals = [
+        {
+            "run_id": runs[0]["run_id"],
+            "seq": 0,
+            "line": 1,
+            "time_unix_s": 60.0,
+            "elapsed_s": 60.0,
+            "quality": 0.2,
+        },
+        {
+            "run_id": runs[0]["run_id"],
+            "seq": 1,
+            "line": 1,
+            "time_unix_s": 120.0,
+            "elapsed_s": 120.0,
+            "quality": 0.057,
+        },
+        {
+            "run_id": runs[1]["run_id"],
+            "seq": 0,
+            "line": 1,
+            "time_unix_s": 60.0,
+            "elapsed_s": 60.0,
+            "quality": 0.5,
+        },
+        {
+            "run_id": runs[1]["run_id"],
+            "seq": 1,
+            "line": 1,
+            "time_unix_s": 120.0,
+            "elapsed_s": 120.0,
+            "quality": 0.73,
+        },
+    ]
+    tables = snapshot.empty().tables
+    tables["runs"] = load("runs").table_from_rows(runs)
+    tables["evals"] = load("evals").table_from_rows(evals)
+    snapshot.write(tmp_path / "store", snapshot.Snapshot(tables))
+    got = query.sql(
+        "SELECT benchmark, seq, reached_target FROM time_to_accuracy ORDER BY ALL",
+        tmp_path / "store",
+    ).to_pylist()
+    assert [(r["benchmark"], r["seq"], r["reached_target"]) for r in got] == [
+        ("bert", 0, False),
+        ("bert", 1, True),
+        ("rnnt", 0, False),
+        ("rnnt", 1, True),
+    ]
+    assert query.check_contracts(tmp_path / "store") == []
 
 
 def test_deadline_fit_ranks_fewest_accelerators_first(shared):

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Rebuild the shipped store runs/warehouse from the thirteen official result trees.
+#
+# Usage: benchmarks/build_store.sh TREES [GIT]
+#   TREES  folder holding training_results_v0.5 ... training_results_v5.1, checked out at the
+#          commits in runs/sources.csv
+#   GIT    optional: folder of the repositories' git data, to list in
+#          runs/official/missing.csv the result logs the copies under TREES lack
+# Official logs are stored without their per-event rows (runs, evals, systems, compliance and
+# ingest issues are kept); local runs keep theirs. Ingest and check exit 1 when any log has an
+# error (a truncated or missing log): those are recorded as ingest issues, and the build goes on.
+set -euo pipefail
+TREES=${1:?usage: benchmarks/build_store.sh TREES [GIT]}
+cd "$(dirname "$0")/.."
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+PY=${PYTHON:-python}
+ROUNDS="v0.5 v0.6 v0.7 v1.0 v1.1 v2.0 v2.1 v3.0 v3.1 v4.0 v4.1 v5.0 v5.1"
+rm -rf runs/warehouse
+for r in $ROUNDS; do
+  $PY -m collector.cli ingest -q --no-events "$TREES/training_results_$r" || true
+done
+$PY -m collector.cli ingest runs/published runs/local/h200-x4 runs/local/h100-x1 runs/local/h200-x1
+for r in $ROUNDS; do
+  $PY -m collector.cli check "$TREES/training_results_$r" > /dev/null || true
+done
+$PY -m collector.cli check runs/local/* > /dev/null || true
+$PY -m collector.cli query manifest -f csv -o runs/official/manifest.csv
+if [ -n "${2:-}" ]; then
+  $PY benchmarks/missing_logs.py --trees "$TREES" --git "$2" -o runs/official/missing.csv
+fi
