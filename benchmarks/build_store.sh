@@ -15,16 +15,20 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python}
 ROUNDS="v0.5 v0.6 v0.7 v1.0 v1.1 v2.0 v2.1 v3.0 v3.1 v4.0 v4.1 v5.0 v5.1"
-rm -rf runs/warehouse
+STORE=runs/warehouse
+rm -rf "$STORE"
 for r in $ROUNDS; do
-  $PY -m collector.cli ingest -q --no-events "$TREES/training_results_$r" || true
+  $PY -m collector.cli ingest -q --no-events --store "$STORE" "$TREES/training_results_$r" || true
 done
-$PY -m collector.cli ingest runs/published runs/local/h200-x4 runs/local/h100-x1 runs/local/h200-x1
+$PY -m collector.cli ingest --store "$STORE" runs/published runs/local/*/
 for r in $ROUNDS; do
-  $PY -m collector.cli check "$TREES/training_results_$r" > /dev/null || true
+  $PY -m collector.cli check --store "$STORE" "$TREES/training_results_$r" > /dev/null || true
 done
-$PY -m collector.cli check runs/local/* > /dev/null || true
-$PY -m collector.cli query manifest -f csv -o runs/official/manifest.csv
+$PY -m collector.cli check --store "$STORE" runs/local/*/ > /dev/null || true
+$PY -m collector.cli query --store "$STORE" manifest -f csv -o runs/official/manifest.csv
+# ship the live snapshot alone (writers keep the last few for their readers)
+live=$(cat "$STORE/CURRENT")
+find "$STORE" -mindepth 1 -maxdepth 1 ! -name "$live" ! -name CURRENT -exec rm -rf {} +
 if [ -n "${2:-}" ]; then
   $PY benchmarks/missing_logs.py --trees "$TREES" --git "$2" -o runs/official/missing.csv
 fi
