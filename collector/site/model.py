@@ -43,6 +43,7 @@ class Section:
     charts: tuple[ChartRef, ...] = ()
     tables: tuple[Table, ...] = ()  # after `table`, each under its title
     notes: tuple[Markup, ...] = ()
+    folded: str | None = None  # if set, the table and notes sit folded under this summary
 
 
 @dataclass(frozen=True)

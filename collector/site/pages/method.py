@@ -51,10 +51,10 @@ def page(data: SiteData) -> Page:
         sections.append(
             Section(
                 f"{name}",
-                intro=Markup(
-                    f"{_md(c.description)}\n\nGrain: {_md(c.grain)}.\n\n```sql\n{sql.strip()}\n```"
-                ),
+                intro=Markup(f"{_md(c.description)}\n\nGrain: {_md(c.grain)}."),
                 table=cols,
+                notes=(Markup(f"```sql\n{sql.strip()}\n```"),),
+                folded=f"Its {len(c.columns)} columns and its SQL",
             )
         )
     sections.append(
