@@ -95,7 +95,6 @@ def test_planning_and_the_cli_import_without_torch(tmp_path):
     code = (
         "import sys; sys.modules['torch'] = None\n"
         "import collector.run.plan, collector.run.launch, collector.run.suite, collector.cli\n"
-        "from collector.cli import _register; _register()\n"
         "from collector.run.plan import Machine, Options, plan_runs\n"
         "specs = plan_runs(Options(scale='throughput', benchmarks=['resnet']),"
         " Machine('h', 'cpu', 2))\n"
