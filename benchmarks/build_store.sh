@@ -6,8 +6,8 @@
 #          commits in runs/sources.csv
 #   GIT    optional: folder of the repositories' git data, to list in
 #          runs/official/missing.csv the result logs the copies under TREES lack
-# Official logs are stored without their per-event rows (runs, evals, systems, compliance and
-# ingest issues are kept); local runs keep theirs. Ingest and check exit 1 when any log has an
+# Official logs from v1.1 on are stored without their per-event rows (runs, evals, systems,
+# compliance and ingest issues are kept); v0.5 to v1.0 and local runs keep theirs. Ingest and check exit 1 when any log has an
 # error (a truncated or missing log): those are recorded as ingest issues, and the build goes on.
 set -euo pipefail
 TREES=${1:?usage: benchmarks/build_store.sh TREES [GIT]}
@@ -17,8 +17,11 @@ PY=${PYTHON:-python}
 ROUNDS="v0.5 v0.6 v0.7 v1.0 v1.1 v2.0 v2.1 v3.0 v3.1 v4.0 v4.1 v5.0 v5.1"
 STORE=runs/warehouse
 rm -rf "$STORE"
+# the rounds of the v0.5 benchmarks keep their per-event rows: samples to target and the
+# projection's check read their epoch and evaluation times
 for r in $ROUNDS; do
-  $PY -m collector.cli ingest -q --no-events --store "$STORE" "$TREES/training_results_$r" || true
+  case $r in v0.5|v0.6|v0.7|v1.0) events="" ;; *) events="--no-events" ;; esac
+  $PY -m collector.cli ingest -q $events --store "$STORE" "$TREES/training_results_$r" || true
 done
 $PY -m collector.cli ingest --store "$STORE" runs/published runs/local/*/
 for r in $ROUNDS; do
