@@ -278,9 +278,17 @@ def _scaling_section(path: str, title: str, configs: list[Row]) -> Section:
 def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
     if not evals:
         return Section("Time to accuracy", intro=Markup("No evaluations are logged."))
+    # the newest round of each kind of evidence: every round's evaluations would make the
+    # page megabytes long
+    newest = {
+        k: max((e["round"] for e in evals if kind(e) == k), key=round_key)
+        for k in {kind(e) for e in evals}
+    }
     kept: dict[str, set[int]] = defaultdict(set)
     points = []
     for e in evals:
+        if e["round"] != newest[kind(e)]:
+            continue
         runs = kept[e["system_id"]]
         if e["run"] not in runs and len(runs) >= TTA_RUNS_PER_SYSTEM:
             continue
@@ -311,8 +319,9 @@ def _tta_section(path: str, title: str, evals: list[Row]) -> Section:
     return Section(
         "Time to accuracy",
         intro=Markup(
-            f"Every evaluation logged, up to the first {TTA_RUNS_PER_SYSTEM} runs of "
-            "each system; quality in the benchmark's own metric."
+            f"Every evaluation logged in the newest round of each kind of evidence, up to "
+            f"the first {TTA_RUNS_PER_SYSTEM} runs of each system; quality in the "
+            "benchmark's own metric."
         ),
         charts=tuple(chart_list),
     )
