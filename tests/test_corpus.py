@@ -110,6 +110,6 @@ def test_kill_9_during_ingest_leaves_the_store_readable(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         runs = query.run("runs", store).num_rows
-        assert runs in (before, before + 530)
+        assert runs in (before, before + sum(1 for _ in V05.rglob("result_*.txt")))
         assert query.run("scores", store).num_rows > 0
     assert MLPERF.is_dir()
