@@ -47,7 +47,12 @@ described AS (
         AND sp.accelerators IS NOT DISTINCT FROM n.accelerators
 )
 SELECT
-    evidence, source, scale, round, submitter, division, system_id, system, benchmark,
+    evidence,
+    CASE WHEN evidence = 'official' THEN 'official MLPerf'
+        WHEN evidence = 'local' THEN 'local run, full scale'
+        WHEN evidence = 'proxy' THEN 'local run, proxy scale ' || coalesce(scale, 'unknown scale')
+        ELSE evidence END AS kind,
+    source, scale, round, submitter, division, system_id, system, benchmark,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
     precision, hardware, runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
     slowest_minutes, unscorable_reason,
@@ -64,5 +69,6 @@ SELECT
             ORDER BY score_minutes)
     END AS rank_in_class
 FROM described
-ORDER BY evidence, benchmark, round DESC, score_minutes NULLS LAST, system_id, precision,
-    interconnect, accelerators
+ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END, benchmark,
+    list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    score_minutes NULLS LAST, system_id, precision, interconnect, accelerators

@@ -23,24 +23,13 @@ from collector.store.snapshot import current_name
 
 Row = dict[str, Any]
 
-# Time-to-accuracy points per run, straight from the stored evaluations.
-_EVALS_SQL = """
-SELECT r.source, r.round, r.submitter, r.system_id, r.system, r.benchmark, r.run, r.run_id,
-       r.status, r.scale, e.elapsed_s / 60 AS minutes, e.epoch, e.quality, r.quality_target
-FROM store.evals AS e JOIN store.runs AS r USING (run_id)
-WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
-ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq
-"""
-
-
 @dataclass
 class SiteData:
-    """Derived tables by name, plus evaluations and system descriptions."""
+    """Derived tables by name, plus system descriptions and the published studies."""
 
     store: Path
     snapshot: str
     tables: dict[str, pa.Table]
-    evals: list[Row] = field(default_factory=list)
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
 
@@ -71,12 +60,11 @@ def load(store: str | Path | None = None) -> SiteData:
             tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
     if "published" not in tables:
         tables["published"] = _published(con)
-    evals = con.sql(_EVALS_SQL).to_arrow_table().to_pylist()
     descriptions = {}
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
     studies = load_studies(stores.shipped("published"))
-    return SiteData(store_path, snapshot, tables, evals, descriptions, studies)
+    return SiteData(store_path, snapshot, tables, descriptions, studies)
 
 
 SIGNIFICANT_DIGITS = 12

@@ -8,10 +8,10 @@ import csv
 import io
 import json
 
+from collector.site.common import benchmark_page, newest, rel, round_key
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
-from collector.site.pages.common import benchmark_page, newest, rel, round_key
 
 PATH = "guide.md"
 EVIDENCE = ("official", "local", "projected")  # what may answer a deadline

@@ -1,9 +1,10 @@
-"""Helpers every page builder shares: labels, number formats, links, evidence kinds."""
+"""Helpers the page builders and the templates share: number formats, page paths, charts."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import math
 import posixpath
@@ -11,72 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import altair as alt
-from markupsafe import Markup
 
 from collector.site.config import settings
 from collector.site.data import SiteData
-from collector.site.escape import markdown_text, slug
-from collector.site.model import Cell, ChartRef, Table
-
-Row = dict[str, Any]
-
-KIND_LABELS = {
-    "official": "official MLPerf",
-    "local": "local run",
-    "published": "published study",
-}
-
-
-def kind(row: Row) -> str:
-    """The evidence kind of a row, with the proxy scale of local runs."""
-    source = row.get("source") or "official"
-    label = KIND_LABELS.get(source, source)
-    if source == "local":
-        scale = row.get("scale") or "unknown scale"
-        label = (
-            f"local run, {scale} scale" if scale == "full" else f"local run, proxy scale {scale}"
-        )
-    return label
-
-
-def is_proxy(row: Row) -> bool:
-    """Whether a row comes from local runs at a proxy scale: a pipeline check, which answers
-    no deadline and no buying question."""
-    return row.get("source") == "local" and row.get("scale") != "full"
-
-
-def evidence_order(kind_label: str) -> tuple[int, str]:
-    """Official results first, then local runs, then published studies."""
-    for rank, prefix in enumerate(("official", "local", "published")):
-        if kind_label.startswith(prefix):
-            return rank, kind_label
-    return 3, kind_label
-
-
-def evidence_title(kind_label: str) -> str:
-    """A heading for one kind of evidence: 'Official MLPerf results', 'Local runs, proxy scale
-    small', 'Published studies'."""
-    if kind_label.startswith("official"):
-        return "Official MLPerf results"
-    if kind_label.startswith("local run"):
-        return "Local runs" + kind_label.removeprefix("local run")
-    if kind_label.startswith("published"):
-        return "Published studies"
-    return kind_label
-
-
-def by_evidence(
-    columns: tuple[str, ...], rows: Iterable[tuple[str, tuple[Cell, ...]]], caption: str = ""
-) -> tuple[Table, ...]:
-    """One table per kind of evidence (official first), each under its kind's heading, from
-    (kind, cells) pairs in the order given: no table ranks one kind against another."""
-    kinds: dict[str, list[tuple[Cell, ...]]] = {}
-    for kind_label, cells in rows:
-        kinds.setdefault(kind_label, []).append(cells)
-    return tuple(
-        Table(columns, tuple(kinds[k]), caption=caption, title=evidence_title(k))
-        for k in sorted(kinds, key=evidence_order)
-    )
+from collector.site.escape import slug
+from collector.site.model import ChartRef, Row
 
 
 def num(value: Any, digits: int = 3) -> str:
@@ -93,11 +33,6 @@ def interval(low: Any, high: Any, unit: str = "") -> str:
     if low is None or high is None:
         return "—"
     return f"{num(low)}–{num(high)}{unit}"
-
-
-def link(text: Any, href: str) -> Markup:
-    """A Markdown link whose text is escaped; href is built by the site, never from data."""
-    return Markup(f"[{markdown_text(text)}]({href})")
 
 
 def rel(src: str, dest: str) -> str:
@@ -119,19 +54,6 @@ def system_slug(system_id: str) -> str:
 def benchmark_page(name: str) -> str:
     """Docs path of a benchmark's page."""
     return f"benchmarks/{slug(name)}.md"
-
-
-def host_system(system_id: str | None) -> str | None:
-    """A system id less its round, '<submitter>/<system>': local systems of two hosts can
-    share a name."""
-    return system_id.split("/", 1)[-1] if system_id else None
-
-
-def round_label(row: Row) -> str:
-    """The MLPerf round of an official result; for a local run, the version of the suite it
-    ran ('suite v0.5': run today, not submitted in 2018)."""
-    rnd = str(row.get("round") or "")
-    return f"suite {rnd}" if row.get("source") == "local" and rnd else rnd
 
 
 def listed(value: object) -> str:
@@ -162,11 +84,6 @@ def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: 
     )
 
 
-def distinct(values: Iterable[Any]) -> list[Any]:
-    """Distinct values in first-seen order."""
-    return list(dict.fromkeys(values))
-
-
 def round_key(name: str) -> tuple[int, ...]:
     """A round's sort key: 'v5.1' -> (5, 1), so v10.0 sorts after v9.1."""
     return tuple(int(p) if p.isdigit() else -1 for p in name.lstrip("v").split("."))
@@ -182,3 +99,13 @@ def benchmark_names(data: SiteData) -> list[str]:
     present = {r["benchmark"] for r in data.rows("runs")}
     known = [b for b in settings().benchmarks if b in present]
     return known + sorted(present - set(known))
+
+
+def code(value: object) -> str:
+    """Text for a Markdown code span (which escapes HTML itself): backticks and pipes replaced."""
+    return " ".join(str(value or "").replace("`", "'").replace("|", "/").split())
+
+
+def runs_of(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
+    """Runs of rows that share `key`, in the order given (the tables order them)."""
+    return [(k, list(g)) for k, g in itertools.groupby(rows, key=lambda r: r[key])]
