@@ -54,7 +54,10 @@ SELECT
         ELSE evidence END AS kind,
     source, scale, round, submitter, division, system_id, system, benchmark,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
-    precision, hardware, runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
+    precision, hardware,
+    concat_ws(' · ', hardware, submitter || ' ' || CASE WHEN source = 'local' THEN 'suite ' ELSE ''
+        END || round) AS label,
+    runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
     slowest_minutes, unscorable_reason,
     round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) FILTER (WHERE score_minutes IS NOT NULL)
         OVER (PARTITION BY evidence, benchmark) AS newest_round,

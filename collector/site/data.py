@@ -23,6 +23,7 @@ from collector.store.snapshot import current_name
 
 Row = dict[str, Any]
 
+
 @dataclass
 class SiteData:
     """Derived tables by name, plus system descriptions and the published studies."""
@@ -32,10 +33,6 @@ class SiteData:
     tables: dict[str, pa.Table]
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
-
-    def has(self, name: str) -> bool:
-        """Whether the derived table exists (its query is defined)."""
-        return name in self.tables
 
     def rows(self, name: str) -> list[Row]:
         """The table's rows, or none when the table is not defined yet."""

@@ -6,7 +6,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 import pytest
 

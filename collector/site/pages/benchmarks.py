@@ -59,9 +59,8 @@ def page(data: SiteData, name: str) -> Sheet:
 
 def _dot(r: Row) -> Row:
     """A site_scores row as a dot of the time chart: its score with the range of its runs."""
-    label = f"{r['hardware']} · {r['submitter']} {'suite ' * (r['source'] == 'local')}{r['round']}"
     return {
-        "label": label, "value": r["score_minutes"], "low": r["fastest_minutes"],
+        "label": r["label"], "value": r["score_minutes"], "low": r["fastest_minutes"],
         "high": r["slowest_minutes"], "system": r["system"], "kind": r["kind"],
         "accelerators": r["accelerators"], "runs_used": r["runs_used"], "round": r["round"],
     }  # fmt: skip

@@ -8,13 +8,12 @@ import csv
 import io
 import json
 
-from collector.site.common import benchmark_page, newest, rel, round_key
+from collector.site.common import benchmark_page, newest, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
 
 PATH = "guide.md"
-EVIDENCE = ("official", "local", "projected")  # what may answer a deadline
 COLUMNS = (
     "benchmark", "title", "family", "evidence", "round", "hardware", "vendor",
     "accelerator_model", "accelerators", "nodes", "one_server", "precision", "score_minutes",
@@ -23,9 +22,9 @@ COLUMNS = (
 
 
 def rows(data: SiteData) -> list[Row]:
-    """The guide table: one row per scored configuration that may answer a deadline, newest
-    round first, then by time."""
-    out = [
+    """The guide table (site_guide): one row per scored configuration that may answer a
+    deadline, newest round first, then by time."""
+    return [
         {
             **{c: r.get(c) for c in COLUMNS},
             "title": settings().benchmark(r["benchmark"]).title,
@@ -33,8 +32,6 @@ def rows(data: SiteData) -> list[Row]:
         }
         for r in data.rows("site_guide")
     ]
-    out.sort(key=lambda r: (EVIDENCE.index(r["evidence"]), _minus(r["round"]), r["score_minutes"]))
-    return out
 
 
 def page(data: SiteData) -> GuidePage:
@@ -82,7 +79,3 @@ def files(data: SiteData) -> dict[str, bytes]:
         "data/guide.csv": text.getvalue().encode(),
         "data/guide.json": (json.dumps(table, indent=1, sort_keys=True) + "\n").encode(),
     }
-
-
-def _minus(name: str) -> tuple[int, ...]:
-    return tuple(-p for p in round_key(name))
