@@ -94,11 +94,15 @@ def newest(rounds: Iterable[str]) -> str:
     return max(rounds, key=round_key, default="")
 
 
+def site_rank(benchmark: str) -> tuple[int, str]:
+    """A benchmark's place in site.yml's order; one it does not list comes after, by name."""
+    order = list(settings().benchmarks)
+    return (order.index(benchmark), "") if benchmark in order else (len(order), benchmark)
+
+
 def benchmark_names(data: SiteData) -> list[str]:
     """Benchmarks that have runs, in the order site.yml lists them."""
-    present = {r["benchmark"] for r in data.rows("runs")}
-    known = [b for b in settings().benchmarks if b in present]
-    return known + sorted(present - set(known))
+    return sorted({r["benchmark"] for r in data.rows("runs")}, key=site_rank)
 
 
 def code(value: object) -> str:

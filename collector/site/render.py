@@ -49,6 +49,7 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         listed=common.listed,
         code=lambda v: Markup(f"`{common.code(v)}`"),
         groups=common.runs_of,
+        in_site_order=lambda rows: sorted(rows, key=lambda r: common.site_rank(r["benchmark"])),
     )
     env.globals.update(bench=settings().benchmark, family=settings().family_title)
     return env

@@ -8,7 +8,7 @@ import csv
 import io
 import json
 
-from collector.site.common import benchmark_page, newest, rel
+from collector.site.common import benchmark_page, newest, rel, site_rank
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
@@ -38,12 +38,7 @@ def page(data: SiteData) -> GuidePage:
     """guide.md: the form and the guide table embedded as data."""
     table = rows(data)
     families: dict[str, list[tuple[str, str]]] = {}
-    order = list(settings().benchmarks)
-    ranked = sorted(
-        {r["benchmark"] for r in table},
-        key=lambda b: (b not in order, order.index(b) if b in order else 0, b),
-    )
-    for bench in ranked:
+    for bench in sorted({r["benchmark"] for r in table}, key=site_rank):
         b = settings().benchmark(bench)
         families.setdefault(b.family, []).append((bench, b.title))
     workloads = tuple(
