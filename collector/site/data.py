@@ -33,11 +33,15 @@ class SiteData:
     tables: dict[str, pa.Table]
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
+    read: dict[str, list[Row]] = field(default_factory=dict)  # rows already read, by table
 
     def rows(self, name: str) -> list[Row]:
-        """The table's rows, or none when the table is not defined yet."""
-        table = self.tables.get(name)
-        return table.to_pylist() if table is not None else []
+        """The table's rows (read once: pages share them and must not change them), or none
+        when the table is not defined yet."""
+        if name not in self.read:
+            table = self.tables.get(name)
+            self.read[name] = table.to_pylist() if table is not None else []
+        return self.read[name]
 
 
 def load(store: str | Path | None = None) -> SiteData:
