@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import uuid
 from pathlib import Path
-from typing import Any
 
 from mlperf_logging.mllog import constants as C
 from mlperf_logging.mllog import mllog
@@ -21,7 +20,8 @@ TRACKED_STATS = "tracked_stats"
 
 
 class RunLog:
-    """An open ``result_<i>.txt``; ``start``/``end``/``event`` mirror :class:`mllog.MLLogger`."""
+    """An open ``result_<i>.txt``; ``start``/``end``/``event`` are :class:`mllog.MLLogger`'s
+    (``INTERVAL_START``, ``INTERVAL_END`` and ``POINT_IN_TIME`` events)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -33,19 +33,8 @@ class RunLog:
         self._handler.setFormatter(logging.Formatter("%(message)s"))
         self._logger.addHandler(self._handler)
         root = str(Path(__file__).resolve().parents[2])
-        self._ml = mllog.MLLogger(self._logger, default_stack_offset=2, root_dir=root)
-
-    def event(self, key: str, value: Any = None, metadata: dict | None = None) -> None:
-        """A POINT_IN_TIME event."""
-        self._ml.event(key=key, value=value, metadata=metadata)
-
-    def start(self, key: str, value: Any = None, metadata: dict | None = None) -> None:
-        """An INTERVAL_START event."""
-        self._ml.start(key=key, value=value, metadata=metadata)
-
-    def end(self, key: str, value: Any = None, metadata: dict | None = None) -> None:
-        """An INTERVAL_END event."""
-        self._ml.end(key=key, value=value, metadata=metadata)
+        ml = mllog.MLLogger(self._logger, root_dir=root)
+        self.event, self.start, self.end = ml.event, ml.start, ml.end
 
     def close(self) -> None:
         """Flush and close the file."""

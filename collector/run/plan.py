@@ -24,8 +24,6 @@ from collector.run.sysinfo import (
     visible_gpus,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
 
 @dataclass(frozen=True)
 class Machine:
@@ -196,37 +194,32 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     return specs
 
 
+def _records(log: Path) -> list[dict]:
+    """Each non-empty line of ``log`` as its MLLOG record, ``{}`` where it is not one."""
+    if not log.is_file():
+        return []
+    records: list[dict] = []
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        rec: object = {}
+        with contextlib.suppress(json.JSONDecodeError):
+            rec = json.loads(line[len(":::MLLOG ") :]) if line.startswith(":::MLLOG ") else {}
+        if line.strip():
+            records.append(rec if isinstance(rec, dict) else {})
+    return records
+
+
 def run_finished(log: Path) -> str | None:
     """The run_stop status if ``log`` ends with run_stop success or failed, else None."""
-    if not log.is_file():
-        return None
-    lines = [
-        ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()
-    ]
-    if not lines or not lines[-1].startswith(":::MLLOG "):
-        return None
-    try:
-        rec = json.loads(lines[-1][len(":::MLLOG ") :])
-    except json.JSONDecodeError:
-        return None
-    status = (rec.get("metadata") or {}).get("status")
-    if rec.get("key") == "run_stop" and status in ("success", "failed"):
-        return status
-    return None
+    last = (_records(log) or [{}])[-1]
+    status = (last.get("metadata") or {}).get("status")
+    return status if last.get("key") == "run_stop" and status in ("success", "failed") else None
 
 
 def last_eval_epoch(log: Path) -> int | None:
     """The ``epoch_num`` of the last ``eval_accuracy`` in ``log`` (None without one)."""
-    if not log.is_file():
-        return None
-    epoch = None
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        if '"eval_accuracy"' not in line or not line.startswith(":::MLLOG "):
-            continue
-        with contextlib.suppress(json.JSONDecodeError, AttributeError):
-            found = (json.loads(line[len(":::MLLOG ") :]).get("metadata") or {}).get("epoch_num")
-            epoch = int(found) if found is not None else epoch
-    return epoch
+    evals = [r for r in _records(log) if r.get("key") == "eval_accuracy"]
+    epochs = [(r.get("metadata") or {}).get("epoch_num") for r in evals]
+    return next((int(e) for e in reversed(epochs) if e is not None), None)
 
 
 def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]:

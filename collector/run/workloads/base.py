@@ -7,7 +7,6 @@ precision, the optimizer step, logging and the stop rule.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -32,7 +31,6 @@ class TensorShards:
         global_batch: int,
         ctx: RunContext,
         shuffle_seed: int,
-        drop_last: bool = True,
     ) -> None:
         n = tensors[0].shape[0]
         if any(t.shape[0] != n for t in tensors):
@@ -45,13 +43,10 @@ class TensorShards:
         self.local_batch = self.global_batch // ctx.world
         self.ctx = ctx
         self.shuffle_seed = shuffle_seed
-        self.drop_last = drop_last
 
     def steps_per_epoch(self) -> int:
-        """Optimizer steps in one pass over the data."""
-        if self.drop_last:
-            return self.n // self.global_batch
-        return math.ceil(self.n / self.global_batch)
+        """Optimizer steps in one pass over the data (the last partial batch dropped)."""
+        return self.n // self.global_batch
 
     def epoch(self, epoch: int) -> Iterator[Batch]:
         """This rank's batches for ``epoch`` (1-based)."""
@@ -69,13 +64,6 @@ class TensorShards:
             yield batch
 
 
-def batched(tensors: Sequence[torch.Tensor], size: int) -> Iterator[Batch]:
-    """Consecutive, unshuffled batches (for evaluation)."""
-    n = tensors[0].shape[0]
-    for i in range(0, n, size):
-        yield tuple(t[i : i + size] for t in tensors)
-
-
 class Workload(ABC):
     """One benchmark at one scale: model, data, loss and quality metric.
 
@@ -87,6 +75,12 @@ class Workload(ABC):
     name: str = ""
     #: whether the model is convolutional (then channels_last helps on GPUs)
     convolutional: bool = False
+    #: the training data: in-memory shards, or a real data set's loaders at ``full``
+    shards: TensorShards | None = None
+    loaders: Any = None
+    #: the held-out tensors of the synthetic data, and how many samples an eval batch holds
+    eval_set: Sequence[torch.Tensor] = ()
+    eval_batch: int = 512
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         self.params = params
@@ -119,17 +113,41 @@ class Workload(ABC):
     def build_model(self) -> nn.Module:
         """The model, on CPU, initialised from the current torch seed."""
 
-    @abstractmethod
     def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """This rank's training batches for ``epoch`` (1-based), already on the device."""
+        """This rank's training batches for ``epoch`` (1-based), already on the device: the
+        synthetic shards, or the data set's training loader."""
+        if self.shards is not None:
+            yield from self.shards.epoch(epoch)
+            return
+        self.loaders.set_epoch(epoch)
+        yield from self.loaders.train()
+
+    def eval_batches(self) -> Iterator[Batch]:
+        """The held-out batches: consecutive slices of ``eval_set``, or the eval loader."""
+        if self.loaders is not None:
+            yield from self.loaders.eval()
+            return
+        n = self.eval_set[0].shape[0]
+        for i in range(0, n, self.eval_batch):
+            yield tuple(t[i : i + self.eval_batch] for t in self.eval_set)
 
     @abstractmethod
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """The scalar training loss for one batch."""
 
     @abstractmethod
+    def quality(self, model: nn.Module) -> float:
+        """The quality metric of ``model`` (in eval mode, without gradients) on the held-out
+        set."""
+
     def evaluate(self, model: nn.Module) -> float:
         """The quality metric on the held-out set; called on rank 0 with the unwrapped model."""
+        model.eval()
+        try:
+            with torch.no_grad():
+                return float(self.quality(model))
+        finally:
+            model.train()
 
     def eval_size(self) -> int:
         """Number of held-out samples evaluated (``eval_samples``)."""
@@ -187,19 +205,3 @@ class Workload(ABC):
         if not path.exists():
             raise FileNotFoundError(f"{self.name}: expected {path}")
         return path
-
-
-class DatasetWorkload(Workload):
-    """A workload that trains on in-memory shards at the proxy scales and on a real data set's
-    loaders at ``full``: subclasses set ``shards`` (None at ``full``) and ``loaders``."""
-
-    shards: TensorShards | None = None
-    loaders: Any = None
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Synthetic shards, or the data set's training loader."""
-        if self.shards is not None:
-            yield from self.shards.epoch(epoch)
-            return
-        self.loaders.set_epoch(epoch)
-        yield from self.loaders.train()

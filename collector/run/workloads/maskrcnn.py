@@ -17,7 +17,6 @@ from torch import Tensor, nn
 
 from collector.run.types import Batch, RunContext
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import batched
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,
@@ -266,7 +265,10 @@ def _training_loss(
             labels.append(torch.where(lab == 1, gl[arg] + 1, 0))
             tgts.append(encode(gt[arg], cand, BOX_W))
             pos = lab == 1
-            mask_tgts.append(crop_resize(gm[arg[pos]].float(), cand[pos], 28))
+            # each object's mask, RoIAligned over its own box
+            own = torch.arange(int(pos.sum()), device=x.device)[:, None].to(cand.dtype)
+            masks = gm[arg[pos]].float()[:, None]
+            mask_tgts.append(roi_align(masks, torch.cat([own, cand[pos]], 1), 28, 1.0)[:, 0])
         else:
             labels.append(torch.zeros_like(lab, dtype=torch.long))
             tgts.append(torch.zeros_like(cand))
@@ -286,22 +288,6 @@ def _training_loss(
         mt = torch.cat(mask_tgts)
         loss = loss + F.binary_cross_entropy_with_logits(mlog.float(), (mt >= 0.5).float())
     return loss
-
-
-def crop_resize(
-    masks: torch.Tensor, boxes: torch.Tensor, out: int, sampling: int = 2
-) -> torch.Tensor:
-    """RoIAlign of each mask ``[K, H, W]`` over its own box ``[K, 4]`` -> ``[K, out, out]``."""
-    k, h, w = masks.shape
-    if k == 0:
-        return masks.new_zeros(0, out, out)
-    n = out * sampling
-    steps = (torch.arange(n, device=masks.device, dtype=masks.dtype) + 0.5) / n
-    gx = (boxes[:, :1] + steps[None] * (boxes[:, 2:3] - boxes[:, :1])) / w * 2 - 1
-    gy = (boxes[:, 1:2] + steps[None] * (boxes[:, 3:4] - boxes[:, 1:2])) / h * 2 - 1
-    grid = torch.stack(torch.broadcast_tensors(gx[:, None, :], gy[:, :, None]), -1)
-    res = F.grid_sample(masks[:, None], grid, padding_mode="border", align_corners=False)
-    return F.avg_pool2d(res, sampling)[:, 0]
 
 
 @torch.no_grad()
@@ -361,6 +347,7 @@ class MaskRCNNWorkload(SceneWorkload):
     name = "maskrcnn"
     convolutional = True
     masks = True
+    eval_batch = 64
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
@@ -375,20 +362,16 @@ class MaskRCNNWorkload(SceneWorkload):
         """Sum of RPN, box and mask losses."""
         return maskrcnn_loss(model, *batch)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Box mAP; mask mAP is kept in :attr:`last_mask_ap` for the stop rule and the log."""
-        model.eval()
         dets, mdets, gts, mgts = [], [], [], []
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 64)
-        for x, boxes, labels, masks in batches:
+        for x, boxes, labels, masks in self.eval_batches():
             for sc, lab, bx, mk in infer(cast(MaskRCNN, model), x):
                 dets.append((sc, lab, bx))
                 mdets.append((sc, lab, mk))
             for b, lab, m in zip(boxes.cpu(), labels.cpu(), masks.cpu(), strict=True):
                 gts.append((lab[lab >= 0], b[lab >= 0]))
                 mgts.append((lab[lab >= 0], m[lab >= 0]))
-        model.train()
         box_ap = average_precision(dets, gts, self.num_classes, self.thresholds)
         self.last_mask_ap = average_precision(
             mdets, mgts, self.num_classes, self.thresholds, lambda _i, a, b: mask_iou(a, b)

@@ -11,7 +11,6 @@ Proxy scales: random legal positions; a fixed, seeded shallow teacher network ch
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -20,7 +19,7 @@ from torch import nn
 
 from collector.run.data.sgf import load_games
 from collector.run.types import PLANES, Batch, RunContext, generator
-from collector.run.workloads.base import TensorShards, Workload, batched
+from collector.run.workloads.base import TensorShards, Workload
 
 
 class Residual(nn.Module):
@@ -95,6 +94,7 @@ class MiniGoWorkload(Workload):
 
     name = "minigo"
     convolutional = True
+    eval_batch = 1024
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
@@ -120,23 +120,16 @@ class MiniGoWorkload(Workload):
             self.board, int(p["filters"]), int(p["blocks"]), int(p.get("value_hidden", 256))
         )
 
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Shuffled, rank-sharded positions."""
-        yield from self.shards.epoch(epoch)
-
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Policy cross entropy plus value mean-squared error."""
         x, move, value = batch
         pol, val = model(x)
         return F.cross_entropy(pol.float(), move) + F.mse_loss(val.float(), value)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Fraction of held-out moves the policy ranks first."""
-        model.eval()
         hit = total = 0
-        for x, move in batched(self.eval_set, 1024):
+        for x, move in self.eval_batches():
             hit += int((model(x)[0].argmax(1) == move).sum())
             total += int(move.numel())
-        model.train()
         return hit / max(total, 1)

@@ -152,10 +152,8 @@ class NCFWorkload(Workload):
         u, i, y = batch
         return F.binary_cross_entropy_with_logits(model(u, i).float(), y)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Hit rate at ``topk``: the held-out item ranks in the top ``topk`` of its candidates."""
-        model.eval()
         hits = 0
         for lo in range(0, self.users, 4096):
             c = self.candidates[lo : lo + 4096]
@@ -164,5 +162,4 @@ class NCFWorkload(Workload):
             # rank of the positive (column 0); ties count against it
             rank = (s[:, 1:] >= s[:, :1]).sum(1)
             hits += int((rank < self.topk).sum())
-        model.train()
         return hits / self.users

@@ -16,7 +16,7 @@ from torch import nn
 from collector.run.data.imagenet import imagenet_loaders
 from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import DatasetWorkload, TensorShards, batched
+from collector.run.workloads.base import TensorShards, Workload
 
 
 class ResNet50(nn.Module):
@@ -59,7 +59,7 @@ def synthetic_images(
     return torch.cat(xs), labels
 
 
-class ResNetWorkload(DatasetWorkload):
+class ResNetWorkload(Workload):
     """ResNet-50 v1.5 trained with SGD and label-smoothed cross entropy."""
 
     name = "resnet"
@@ -96,15 +96,10 @@ class ResNetWorkload(DatasetWorkload):
         ls = float(self.params.get("label_smoothing", 0.0))
         return F.cross_entropy(model(x), y, label_smoothing=ls)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Top-1 accuracy on the held-out set."""
-        model.eval()
         correct = total = 0
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 512)
-        for x, y in batches:
-            pred = model(x).argmax(1)
-            correct += int((pred == y).sum())
+        for x, y in self.eval_batches():
+            correct += int((model(x).argmax(1) == y).sum())
             total += int(y.numel())
-        model.train()
         return correct / max(total, 1)

@@ -14,7 +14,7 @@ import torch
 
 from collector.run.data.coco import coco_loaders
 from collector.run.types import RunContext, generator
-from collector.run.workloads.base import DatasetWorkload, TensorShards
+from collector.run.workloads.base import TensorShards, Workload
 from collector.run.workloads.boxes import COCO_THRESHOLDS
 
 
@@ -112,7 +112,7 @@ def scene_sets(
     return scenes.split(sizes[0])
 
 
-class SceneWorkload(DatasetWorkload):
+class SceneWorkload(Workload):
     """A detection workload: synthetic scenes at the proxy scales, COCO at ``full``; with
     ``masks`` the instance masks come along as the fourth tensor of every batch."""
 

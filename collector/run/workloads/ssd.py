@@ -17,7 +17,6 @@ from torch import nn
 
 from collector.run.types import Batch
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
-from collector.run.workloads.base import batched
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,
@@ -175,6 +174,7 @@ class SSDWorkload(SceneWorkload):
 
     name = "ssd"
     convolutional = True
+    eval_batch = 256
 
     def build_model(self) -> nn.Module:
         """SSD-ResNet34 at the configured size."""
@@ -194,16 +194,12 @@ class SSDWorkload(SceneWorkload):
         loc, conf, anchors = model(x)
         return multibox_loss(loc, conf, anchors, boxes, labels)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """mAP (IoU 0.5 at the proxy scales, COCO 0.5:0.95 at ``full``)."""
-        model.eval()
         dets, gts = [], []
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 256)
-        for batch in batches:
+        for batch in self.eval_batches():
             x, boxes, labels = batch[:3]
             dets += detect(*model(x))
             for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
                 gts.append((lab[lab >= 0], b[lab >= 0]))
-        model.train()
         return average_precision(dets, gts, self.num_classes, self.thresholds)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 import torch
@@ -19,7 +19,7 @@ from torch import nn
 
 from collector.run.data.wmt import load_wmt
 from collector.run.types import BOS, EOS, PAD, SPECIALS, Batch, RunContext, generator, pad_batch
-from collector.run.workloads.base import TensorShards, Workload, batched
+from collector.run.workloads.base import TensorShards, Workload
 
 
 def corpus_bleu(hyps: Sequence[Sequence[int]], refs: Sequence[Sequence[int]], n: int = 4) -> float:
@@ -83,10 +83,6 @@ class TranslationWorkload(Workload):
         self.n_eval = int(ev_src.shape[0])
         self.shards = TensorShards((tr_src, tr_tgt), self.global_batch_size, ctx, ctx.seed)
 
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Shuffled, rank-sharded sentence pairs."""
-        yield from self.shards.epoch(epoch)
-
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Label-smoothed cross entropy under teacher forcing, ignoring padding."""
         src, tgt = batch
@@ -98,17 +94,14 @@ class TranslationWorkload(Workload):
             label_smoothing=float(self.params.get("label_smoothing", 0.1)),
         )
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Corpus BLEU of greedy decodes on the held-out pairs."""
-        model.eval()
         hyps, refs = [], []
-        for src, tgt in batched(self.eval_set, 512):
+        for src, tgt in self.eval_batches():
             out = cast(Any, model).greedy(src, self.max_len + 2).tolist()
             for h, r in zip(out, tgt.tolist(), strict=True):
                 hyps.append(_strip(h))
                 refs.append(_strip(r[1:]))
-        model.train()
         return corpus_bleu(hyps, refs)
 
 
