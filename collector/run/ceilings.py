@@ -17,6 +17,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from collector.run.procs import free_port, process_group, scoped_env
+from collector.run.sysinfo import NCCL_ENV
 
 
 def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
@@ -56,10 +57,7 @@ def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, o
 
 def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int = 20) -> float:
     """NCCL all-reduce bus bandwidth in GB/s over ``world`` GPUs, P2P on or off."""
-    env = {"NCCL_NVLS_ENABLE": "0"}
-    if not p2p:
-        env["NCCL_P2P_DISABLE"] = "1"
-    with scoped_env(env):
+    with scoped_env(NCCL_ENV["default" if p2p else "no-p2p"]):
         q = mp.get_context("spawn").SimpleQueue()
         mp.start_processes(
             _allreduce_worker,
@@ -74,17 +72,9 @@ def measure_ceilings(gpus: int, quick: bool = False) -> dict[str, Any]:
     """All ceilings for a configuration with ``gpus`` GPUs (0: CPU fp32 matmul only)."""
     result: dict[str, Any] = {"measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     if gpus == 0 or not torch.cuda.is_available():
-        result["matmul_tflops"] = {
-            "fp32": round(
-                matmul_tflops(
-                    torch.float32,
-                    torch.device("cpu"),
-                    256 if quick else 1024,
-                    0.3 if quick else 1.0,
-                ),
-                4,
-            )
-        }
+        n, seconds = (256, 0.3) if quick else (1024, 1.0)
+        fp32 = matmul_tflops(torch.float32, torch.device("cpu"), n, seconds)
+        result["matmul_tflops"] = {"fp32": round(fp32, 4)}
         result["allreduce_busbw_gbps"] = None
         result["allreduce_skipped"] = "no GPUs: NCCL all-reduce does not apply"
         return result

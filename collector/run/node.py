@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -25,13 +24,12 @@ import torch.distributed as dist
 
 from collector.errors import RunError
 from collector.run import engine
-from collector.run.ceilings import ensure_ceilings
-from collector.run.plan import Machine, Options, plan_runs, run_finished
+from collector.run.plan import Machine, Options, comma_list, plan_runs, run_finished
 from collector.run.procs import process_group
 from collector.run.signals import raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.sysinfo import NCCL_ENV
-from collector.run.system import describe_system, node_facts
+from collector.run.system import capture_systems, node_facts
 from collector.run.telemetry import Telemetry
 
 
@@ -53,23 +51,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _split(text: str | None) -> list[str] | None:
-    items = [t.strip() for t in (text or "").split(",") if t.strip()]
-    return items or None
-
-
 def options(argv: list[str] | None = None) -> Options:
     """Parse node arguments into :class:`Options` (one interconnect: NCCL reads it at start)."""
     a = parser().parse_args(argv)
-    interconnects = _split(a.interconnect) or ["default"]
+    interconnects = comma_list(a.interconnect) or ["default"]
     if len(interconnects) != 1:
         raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
     return Options(
         suite=a.suite,
-        benchmarks=_split(a.benchmarks),
+        benchmarks=comma_list(a.benchmarks),
         scale=a.scale,
         gpus=[a.gpus_per_node],
-        precisions=_split(a.precision),
+        precisions=comma_list(a.precision),
         interconnects=interconnects,
         repeats=a.repeats,
         data_root=a.data_root,
@@ -87,23 +80,6 @@ def _env_int(name: str) -> int:
         return int(os.environ[name])
     except (KeyError, ValueError) as exc:
         raise RunError(f"{name} is not set: start this module through torchrun") from exc
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
-def _capture(specs: list[RunSpec], out: Path, nodes: list[dict[str, Any]], ceilings: bool) -> None:
-    """Rank 0: each configuration's description (all nodes) and, if asked, its ceilings."""
-    for config in dict.fromkeys(s.config for s in specs):
-        s = next(x for x in specs if x.config == config)
-        desc = describe_system(s.config, s.org, s.workers, s.precision, s.interconnect, nodes)
-        _write_json(out / "systems" / f"{config}.json", desc)
-        if ceilings:
-            ensure_ceilings(out / "systems" / f"{config}.ceilings.json", s.accelerators)
 
 
 def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
@@ -133,7 +109,7 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
         specs = plan_runs(opts, machine)
         out = opts.out or Path.cwd()
         if rank == 0:
-            _capture(specs, out, nodes, opts.ceilings)
+            capture_systems(specs, out, opts.ceilings, nodes)
         for k, spec in enumerate(specs, 1):
             done = [run_finished(spec.log_path) if opts.resume and rank == 0 else None]
             dist.broadcast_object_list(done, 0)

@@ -74,6 +74,12 @@ class Options:
     batch: int | None = None  # samples per accelerator
 
 
+def comma_list(text: str | None) -> list[str] | None:
+    """The items of a comma-separated option (None when it names none)."""
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    return items or None
+
+
 def framework() -> str:
     """``PyTorch <version>`` as installed (read without importing torch)."""
     try:

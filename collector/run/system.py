@@ -7,13 +7,18 @@ probes (host, CPU, NVML, topology, fabric) live in :mod:`collector.run.sysinfo`.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform
+from pathlib import Path
 from typing import Any
 
 import psutil
 import torch
+from rich.console import Console
 
+from collector.run.ceilings import ensure_ceilings
+from collector.run.spec import RunSpec
 from collector.run.sysinfo import (
     NCCL_ENV,
     cpu_model,
@@ -114,3 +119,37 @@ def describe_system(
             **({"nodes": nodes} if nodes else {}),
         },
     }
+
+
+def capture_systems(
+    specs: list[RunSpec],
+    out: Path,
+    ceilings: bool,
+    nodes: list[dict[str, Any]] | None = None,
+    console: Console | None = None,
+) -> None:
+    """Write each configuration's system description under ``out/systems`` (of ``nodes``
+    where given, else this host) and, with ``ceilings``, its ceilings (measured once per GPU
+    count)."""
+    measured: dict[int, dict] = {}
+    for config in dict.fromkeys(s.config for s in specs):
+        s = next(x for x in specs if x.config == config)
+        desc = describe_system(config, s.org, s.workers, s.precision, s.interconnect, nodes)
+        write_json(out / "systems" / f"{config}.json", desc)
+        path = out / "systems" / f"{config}.ceilings.json"
+        if not ceilings:
+            continue
+        if s.accelerators in measured and not path.exists():
+            write_json(path, measured[s.accelerators])
+            continue
+        if console and not path.exists():
+            console.print(f"measuring ceilings for {config} (once per system)")
+        measured[s.accelerators] = ensure_ceilings(path, s.accelerators)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` whole: runs of other GPUs may write the same description at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
