@@ -122,7 +122,9 @@ def run(
         batch=batch_size,
     )
     if launcher != "local":
-        _launch(opts)
+        code = launch(opts)  # the torchrun and Slurm launchers print what they run or submit
+        if code:
+            raise typer.Exit(code)
         return
     if nodes != 1 or node_rank is not None:
         raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
@@ -139,22 +141,3 @@ def run(
     typer.echo(f"{len(result.results)} run(s), {len(failed)} not successful; logs in {result.out}")
     if result.interrupted:
         raise typer.Exit(130)
-
-
-def _launch(opts: Options) -> None:
-    """The torchrun and Slurm launchers: print the commands or script, run or submit them."""
-    result = launch(opts)
-    if result.script is not None:
-        typer.echo(result.script, nl=False)
-        if result.job_id:
-            typer.echo(f"submitted batch job {result.job_id}; logs in {result.out}")
-        elif result.script_path:
-            typer.echo(f"wrote {result.script_path}")
-        return
-    if opts.dry_run:
-        for cmd in result.commands:
-            typer.echo(cmd)
-        return
-    if result.returncode:
-        raise typer.Exit(result.returncode)
-    typer.echo(f"torchrun job finished; logs in {result.out}")

@@ -9,6 +9,7 @@ in one place and ingested.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import shlex
@@ -16,7 +17,6 @@ import shutil
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -28,18 +28,6 @@ from collector.run.sysinfo import hostname
 
 LAUNCHERS = ("local", "torchrun", "slurm")
 DEFAULT_PORT = 29500
-
-
-@dataclass
-class LaunchResult:
-    """What a torchrun or Slurm launch did: the commands or script, and the outcome."""
-
-    out: Path
-    commands: list[str] = field(default_factory=list)
-    script: str | None = None
-    script_path: Path | None = None
-    job_id: str | None = None
-    returncode: int = 0
 
 
 def resolved_out(opts: Options) -> Path:
@@ -80,43 +68,30 @@ def endpoint(opts: Options) -> str:
 
 
 def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
+    with contextlib.suppress(ValueError):
         return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host == "localhost"
 
 
 def node_args(opts: Options, out: Path) -> list[str]:
     """The ``collector.run.node`` arguments for ``opts`` (the same on every node)."""
-    args = [
-        "--suite",
-        opts.suite,
-        "--scale",
-        opts.scale,
-        "--nodes",
-        str(opts.nodes),
-        "--gpus-per-node",
-        str(opts.gpus[0]),
-        "--interconnect",
-        opts.interconnects[0],
-        "--out",
-        str(out),
-    ]
-    if opts.benchmarks:
-        args += ["--benchmarks", ",".join(opts.benchmarks)]
-    if opts.precisions:
-        args += ["--precision", ",".join(opts.precisions)]
-    if opts.repeats is not None:
-        args += ["--repeats", str(opts.repeats)]
-    if opts.data_root is not None:
-        args += ["--data-root", str(opts.data_root.resolve())]
-    if opts.resume:
-        args.append("--resume")
-    if not opts.ceilings:
-        args.append("--no-ceilings")
-    return args
+    values = {
+        "--suite": opts.suite,
+        "--scale": opts.scale,
+        "--nodes": opts.nodes,
+        "--gpus-per-node": opts.gpus[0],
+        "--interconnect": opts.interconnects[0],
+        "--out": out,
+        "--benchmarks": ",".join(opts.benchmarks or []),
+        "--precision": ",".join(opts.precisions or []),
+        "--repeats": opts.repeats,
+        "--data-root": opts.data_root and opts.data_root.resolve(),
+        "--steps": opts.steps,
+        "--warmup": opts.warmup,
+        "--batch-size": opts.batch,
+    }
+    args = [str(a) for flag, v in values.items() if v not in (None, "") for a in (flag, v)]
+    return args + ["--resume"] * opts.resume + ["--no-ceilings"] * (not opts.ceilings)
 
 
 def torchrun_argv(
@@ -198,18 +173,27 @@ def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
-    """Print (dry run) or run the torchrun commands; node rank 0 ingests when all succeeded.
+def launch(opts: Options, console: Console | None = None) -> int:
+    """Run ``opts`` through its launcher; the exit status.
 
-    With ``--node-rank`` only that node's command runs here (run the others on their nodes).
-    Without it, a one-node job runs here, and so does a multi-node job whose rendezvous is a
-    loopback address (all "nodes" on this host); other multi-node jobs need ``--node-rank``.
+    ``torchrun``: print (dry run) or run the torchrun commands; node rank 0 ingests when all
+    succeeded. With ``--node-rank`` only that node's command runs here (run the others on their
+    nodes). Without it, a one-node job runs here, and so does a multi-node job whose rendezvous
+    is a loopback address (all "nodes" on this host); other multi-node jobs need ``--node-rank``.
+
+    ``slurm``: print the batch script, write it under ``<out>/slurm/`` and submit it with
+    sbatch where there is one (unless dry run).
     """
-    cmds = torchrun_commands(opts)
+    console = console or Console()
     out = resolved_out(opts)
-    result = LaunchResult(out=out, commands=[shlex.join(c) for c in cmds])
+    if opts.launcher == "slurm":
+        return _submit(opts, sbatch_script(opts), out)
+    if opts.launcher != "torchrun":
+        raise RunError(f"launcher {opts.launcher!r} is not a multi-node launcher")
+    cmds = torchrun_commands(opts)
     if opts.dry_run:
-        return result
+        print("\n".join(shlex.join(c) for c in cmds))
+        return 0
     host = endpoint(opts).rpartition(":")[0]
     if opts.node_rank is None and opts.nodes > 1 and not _loopback(host):
         raise RunError(
@@ -223,40 +207,28 @@ def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:
         codes = [p.wait() for p in procs]  # torchrun forwards the interrupt to its workers
-    result.returncode = next((c for c in codes if c), 0)
-    if result.returncode == 0 and opts.node_rank in (None, 0) and opts.ingest:
+    code = next((c for c in codes if c), 0)
+    if code == 0 and opts.node_rank in (None, 0) and opts.ingest:
         ingest_results(out, opts.store, console)
-    return result
+    if code == 0:
+        print(f"torchrun job finished; logs in {out}")
+    return code
 
 
-def launch_slurm(opts: Options, console: Console) -> LaunchResult:
-    """Write the batch script under ``<out>/slurm/``; submit it with sbatch unless dry run."""
-    script = sbatch_script(opts)
-    out = resolved_out(opts)
-    result = LaunchResult(out=out, script=script)
+def _submit(opts: Options, script: str, out: Path) -> int:
+    print(script, end="")
     if opts.dry_run:
-        return result
+        return 0
     path = out / "slurm" / "collector.sbatch"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(script)
     os.chmod(path, 0o755)
-    result.script_path = path
     sbatch = shutil.which("sbatch")
     if sbatch is None:
-        console.print(f"sbatch not found: submit {path} from a Slurm login node")
-        return result
+        print(f"sbatch not found: submit {path} from a Slurm login node")
+        return 0
     done = subprocess.run([sbatch, "--parsable", str(path)], capture_output=True, text=True)
     if done.returncode != 0:
         raise RunError(f"sbatch failed: {done.stderr.strip() or done.stdout.strip()}")
-    result.job_id = done.stdout.strip().split(";")[0]
-    return result
-
-
-def launch(opts: Options, console: Console | None = None) -> LaunchResult:
-    """Run ``opts`` through its launcher (``torchrun`` or ``slurm``)."""
-    console = console or Console()
-    if opts.launcher == "torchrun":
-        return launch_torchrun(opts, console)
-    if opts.launcher == "slurm":
-        return launch_slurm(opts, console)
-    raise RunError(f"launcher {opts.launcher!r} is not a multi-node launcher")
+    print(f"submitted batch job {done.stdout.strip().split(';')[0]}; logs in {out}")
+    return 0

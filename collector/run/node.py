@@ -37,17 +37,18 @@ def parser() -> argparse.ArgumentParser:
     """The node options: the subset of ``collector run`` a node needs (``--out`` required)."""
     p = argparse.ArgumentParser(prog="python -m collector.run.node", description=__doc__)
     p.add_argument("--suite", default="v0.5")
-    p.add_argument("--benchmarks", default=None, help="comma-separated subset")
     p.add_argument("--scale", default="auto")
-    p.add_argument("--nodes", type=int, required=True)
-    p.add_argument("--gpus-per-node", type=int, required=True, help="processes on CPU")
-    p.add_argument("--precision", default=None, help="comma-separated precisions")
+    p.add_argument("--benchmarks", help="comma-separated subset")
+    p.add_argument("--precision", help="comma-separated precisions")
     p.add_argument("--interconnect", default="default")
-    p.add_argument("--repeats", type=int, default=None)
-    p.add_argument("--data-root", type=Path, default=None)
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--resume", action="store_true")
-    p.add_argument("--no-ceilings", action="store_true")
+    p.add_argument("--data-root", type=Path)
+    for flag in ("--nodes", "--gpus-per-node"):  # GPUs per node: processes on CPU
+        p.add_argument(flag, type=int, required=True)
+    for flag in ("--repeats", "--steps", "--warmup", "--batch-size"):
+        p.add_argument(flag, type=int)
+    for flag in ("--resume", "--no-ceilings"):
+        p.add_argument(flag, action="store_true")
     return p
 
 
@@ -72,6 +73,9 @@ def options(argv: list[str] | None = None) -> Options:
         ceilings=not a.no_ceilings,
         nodes=a.nodes,
         launcher="torchrun",
+        steps=a.steps,
+        warmup=a.warmup,
+        batch=a.batch_size,
     )
 
 
