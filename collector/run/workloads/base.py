@@ -80,6 +80,7 @@ class Workload(ABC):
     loaders: Any = None
     #: the held-out tensors of the synthetic data, and how many samples an eval batch holds
     eval_set: Sequence[torch.Tensor] = ()
+    n_eval: int = 0
     eval_batch: int = 512
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
@@ -108,6 +109,15 @@ class Workload(ABC):
         if self.scale == "throughput":
             return self.global_batch_size, 1
         return int(self.params["train_samples"]), int(self.params["eval_samples"])
+
+    def hold_out(self, tensors: Sequence[torch.Tensor], n_eval: int) -> None:
+        """Evaluate on the last ``n_eval`` samples of ``tensors`` (moved to the device); train
+        on the others, shuffled and sharded by rank."""
+        n = tensors[0].shape[0] - n_eval
+        self.eval_set = [t[n:].to(self.ctx.device) for t in tensors]
+        self.n_eval = n_eval
+        train = [t[:n] for t in tensors]
+        self.shards = TensorShards(train, self.global_batch_size, self.ctx, self.ctx.seed)
 
     @abstractmethod
     def build_model(self) -> nn.Module:
@@ -150,8 +160,8 @@ class Workload(ABC):
             model.train()
 
     def eval_size(self) -> int:
-        """Number of held-out samples evaluated (``eval_samples``)."""
-        return int(getattr(self, "n_eval", self.params.get("eval_samples", 0)))
+        """Number of held-out samples evaluated."""
+        return self.n_eval if self.loaders is None else int(self.loaders.n_eval)
 
     def target_reached(self, quality: float, target: float) -> bool:
         """Whether ``quality`` meets the run's target (a workload may add conditions)."""

@@ -187,3 +187,14 @@ def average_precision(
 
 
 COCO_THRESHOLDS = [0.5 + 0.05 * i for i in range(10)]
+
+
+def grid_boxes(h: int, w: int, step: tuple[float, float], wh: torch.Tensor) -> torch.Tensor:
+    """Boxes ``[h * w * A, 4]`` centred on the cells of an ``h`` x ``w`` grid whose cells
+    measure ``step`` (height, width), one of each size ``wh [A, 2]``; row by row, sizes
+    innermost (the order of a detection head's outputs)."""
+    ys = (torch.arange(h, device=wh.device) + 0.5) * step[0]
+    xs = (torch.arange(w, device=wh.device) + 0.5) * step[1]
+    ys, xs = torch.meshgrid(ys, xs, indexing="ij")
+    centres = torch.stack([xs, ys], -1).reshape(-1, 1, 2)
+    return torch.cat([centres - wh / 2, centres + wh / 2], -1).reshape(-1, 4)

@@ -23,6 +23,7 @@ from collector.run.workloads.boxes import (
     box_iou,
     decode,
     encode,
+    grid_boxes,
     roi_align,
 )
 from collector.run.workloads.scenes import SceneWorkload
@@ -102,25 +103,8 @@ class MaskRCNN(nn.Module):
         for f, size in zip(feats, self.p["anchor_sizes"], strict=True):
             h, w = f.shape[-2:]
             stride = image_width / w
-            ys, xs = torch.meshgrid(
-                (torch.arange(h, device=f.device) + 0.5) * stride,
-                (torch.arange(w, device=f.device) + 0.5) * stride,
-                indexing="ij",
-            )
-            c = torch.stack([xs, ys, xs, ys], -1).reshape(-1, 1, 4)
-            half = torch.tensor(
-                [
-                    [
-                        -size * math.sqrt(1 / r) / 2,
-                        -size * math.sqrt(r) / 2,
-                        size * math.sqrt(1 / r) / 2,
-                        size * math.sqrt(r) / 2,
-                    ]
-                    for r in self.ratios
-                ],
-                device=f.device,
-            )
-            out.append((c + half[None]).reshape(-1, 4))
+            sizes = [[size * math.sqrt(1 / r), size * math.sqrt(r)] for r in self.ratios]
+            out.append(grid_boxes(h, w, (stride, stride), torch.tensor(sizes, device=f.device)))
         return out
 
     def rpn(self, feats: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
@@ -226,14 +210,6 @@ def _rpn_loss(
     return torch.stack(cls_l).mean() + (torch.stack(box_l).mean() if box_l else obj.sum() * 0)
 
 
-def maskrcnn_loss(
-    model: nn.Module, x: Tensor, gt_boxes: Tensor, gt_labels: Tensor, gt_masks: Tensor
-) -> Tensor:
-    """RPN, box-head and mask-head losses for one batch (targets padded with label -1), through
-    ``model``'s forward: a :class:`MaskRCNN` or a wrapper of one."""
-    return model(x, (gt_boxes, gt_labels, gt_masks))
-
-
 def _training_loss(
     model: MaskRCNN,
     x: Tensor,
@@ -242,7 +218,8 @@ def _training_loss(
     gt_labels: Tensor,
     gt_masks: Tensor,
 ) -> Tensor:
-    """The losses of :func:`maskrcnn_loss` from the backbone and RPN ``outputs``."""
+    """RPN, box-head and mask-head losses for one batch (targets padded with label -1), from
+    the backbone and RPN ``outputs``."""
     size = x.shape[-1]
     feats, objs, deltas, anchors = outputs
     loss = _rpn_loss(model, objs, deltas, anchors, gt_boxes, gt_labels)
@@ -359,8 +336,10 @@ class MaskRCNNWorkload(SceneWorkload):
         return MaskRCNN(self.params, self.num_classes)
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        """Sum of RPN, box and mask losses."""
-        return maskrcnn_loss(model, *batch)
+        """Sum of RPN, box and mask losses, through ``model``'s forward (which a
+        DistributedDataParallel wrapper then sees as one)."""
+        x, boxes, labels, masks = batch
+        return model(x, (boxes, labels, masks))
 
     def quality(self, model: nn.Module) -> float:
         """Box mAP; mask mAP is kept in :attr:`last_mask_ap` for the stop rule and the log."""

@@ -19,7 +19,7 @@ from torch import nn
 
 from collector.run.data.sgf import load_games
 from collector.run.types import PLANES, Batch, RunContext, generator
-from collector.run.workloads.base import TensorShards, Workload
+from collector.run.workloads.base import Workload
 
 
 class Residual(nn.Module):
@@ -106,12 +106,7 @@ class MiniGoWorkload(Workload):
         else:
             n_train, n_eval = self.synthetic_sizes()
             x, m, v = synthetic_positions(n_train + n_eval, self.board, self.data_seed, ctx.device)
-        n_tr = x.shape[0] - n_eval
-        self.eval_set = (x[n_tr:].to(ctx.device), m[n_tr:].to(ctx.device))
-        self.n_eval = n_eval
-        self.shards = TensorShards(
-            (x[:n_tr], m[:n_tr], v[:n_tr]), self.global_batch_size, ctx, ctx.seed
-        )
+        self.hold_out((x, m, v), n_eval)
 
     def build_model(self) -> nn.Module:
         """The policy/value network at the configured size."""
@@ -129,7 +124,7 @@ class MiniGoWorkload(Workload):
     def quality(self, model: nn.Module) -> float:
         """Fraction of held-out moves the policy ranks first."""
         hit = total = 0
-        for x, move in self.eval_batches():
+        for x, move, _ in self.eval_batches():
             hit += int((model(x)[0].argmax(1) == move).sum())
             total += int(move.numel())
         return hit / max(total, 1)

@@ -16,7 +16,7 @@ from torch import nn
 from collector.run.data.imagenet import imagenet_loaders
 from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import TensorShards, Workload
+from collector.run.workloads.base import Workload
 
 
 class ResNet50(nn.Module):
@@ -73,7 +73,6 @@ class ResNetWorkload(Workload):
             self.loaders = imagenet_loaders(
                 self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p
             )
-            self.n_eval = self.loaders.n_eval
         else:
             dev = ctx.device
             n_train, n_eval = self.synthetic_sizes()
@@ -82,9 +81,7 @@ class ResNetWorkload(Workload):
             )
             if ctx.channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
-            self.train_set = (x[:n_train], y[:n_train])
-            self.eval_set = (x[n_train:], y[n_train:])
-            self.shards = TensorShards(self.train_set, self.global_batch_size, ctx, ctx.seed)
+            self.hold_out((x, y), n_eval)
 
     def build_model(self) -> nn.Module:
         """ResNet-50 v1.5 at the configured width and depth."""

@@ -16,13 +16,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from collector.run.types import Batch
-from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
+from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, conv_bn, init_weights
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,
     box_iou,
     decode,
     encode,
+    grid_boxes,
 )
 from collector.run.workloads.scenes import SceneWorkload
 
@@ -47,14 +48,7 @@ class SSD(nn.Module):
         self.backbone = ResNetTrunk(BasicBlock, layers or [3, 4, 6], width, strides=(1, 2, 1))
         chans = [self.backbone.channels[-1], *(extras or [512, 512, 256, 256, 256])]
         self.extras = nn.ModuleList(
-            nn.Sequential(
-                nn.Conv2d(cin, cout // 2, 1, bias=False),
-                nn.BatchNorm2d(cout // 2),
-                nn.ReLU(inplace=True),
-                nn.Conv2d(cout // 2, cout, 3, 2, 1, bias=False),
-                nn.BatchNorm2d(cout),
-                nn.ReLU(inplace=True),
-            )
+            nn.Sequential(conv_bn(cin, cout // 2, 1), conv_bn(cout // 2, cout, 3, 2))
             for cin, cout in zip(chans[:-1], chans[1:], strict=True)
         )
         self.anchors_per_loc = anchors or [4, 6, 6, 6, 4, 4]
@@ -84,14 +78,7 @@ class SSD(nn.Module):
             sizes = [(scales[k] * math.sqrt(r), scales[k] / math.sqrt(r)) for r in ratios]
             extra = math.sqrt(scales[k] * scales[k + 1])
             sizes.insert(1, (extra, extra))
-            ys, xs = torch.meshgrid(
-                (torch.arange(h, device=device) + 0.5) / h,
-                (torch.arange(w, device=device) + 0.5) / w,
-                indexing="ij",
-            )
-            centres = torch.stack([xs, ys], -1).reshape(-1, 1, 2)
-            wh = torch.tensor(sizes, device=device).reshape(1, -1, 2)
-            boxes = torch.cat([centres - wh / 2, centres + wh / 2], -1).reshape(-1, 4)
+            boxes = grid_boxes(h, w, (1 / h, 1 / w), torch.tensor(sizes, device=device))
             out.append(boxes.clamp(0, 1) * self.image_size)
         anchors = torch.cat(out)
         self._anchor_cache[key] = anchors
