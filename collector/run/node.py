@@ -12,6 +12,7 @@ results stay on whichever node rank 0 ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
@@ -25,8 +26,7 @@ import torch.distributed as dist
 from collector.errors import RunError
 from collector.run import engine
 from collector.run.plan import Machine, Options, comma_list, plan_runs, run_finished
-from collector.run.procs import process_group
-from collector.run.signals import raise_on_sigterm
+from collector.run.procs import process_group, raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.sysinfo import NCCL_ENV
 from collector.run.system import capture_systems, node_facts
@@ -121,16 +121,15 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
                 results.append((spec, f"skipped-{done[0]}"))
                 continue
             t0 = time.perf_counter()
+            gpu_ids = list(range(spec.accelerators))
+            with Telemetry(spec.telemetry_path, gpu_ids) if rank == 0 else contextlib.nullcontext():
+                status = engine.train(spec, rank, world, device)
             if rank == 0:
-                with Telemetry(spec.telemetry_path, list(range(spec.accelerators))):
-                    status = engine.train(spec, rank, world, device)
                 print(
                     f"[{k}/{len(specs)}] {spec.config} {spec.benchmark} run {spec.repeat}: "
                     f"{status} ({time.perf_counter() - t0:.1f} s)",
                     flush=True,
                 )
-            else:
-                status = engine.train(spec, rank, world, device)
             results.append((spec, status))
         dist.barrier()
     return results

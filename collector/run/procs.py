@@ -1,5 +1,6 @@
-"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment and a
-process group that is gone before its process exits."""
+"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment, a
+process group that is gone before its process exits, and SIGTERM turned into
+KeyboardInterrupt (so a terminated run is logged as aborted)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import contextlib
 import gc
 import os
 import random
+import signal
 import socket
+import threading
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,3 +100,13 @@ def process_group(backend: str, **init: Any) -> Iterator[None]:
         gc.collect()
         with contextlib.suppress(Exception):
             dist.destroy_process_group()
+
+
+def _raise(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def raise_on_sigterm() -> None:
+    """Make SIGTERM raise KeyboardInterrupt in the main thread (as Ctrl-C does)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise)

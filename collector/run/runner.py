@@ -20,14 +20,12 @@ from collector.run.plan import (
     Machine,
     Options,
     default_out,
-    describe,
     ingest_results,
     last_eval_epoch,
     plan_runs,
     run_finished,
 )
-from collector.run.procs import free_port, scoped_env
-from collector.run.signals import raise_on_sigterm
+from collector.run.procs import free_port, raise_on_sigterm, scoped_env
 from collector.run.spec import RunSpec
 from collector.run.suite import Suite
 from collector.run.system import capture_systems
@@ -49,7 +47,6 @@ class SuiteResult:
 
     out: Path
     results: list[RunResult] = field(default_factory=list)
-    plan: list[str] = field(default_factory=list)
     interrupted: bool = False
 
 
@@ -114,7 +111,7 @@ def run_suite(
     machine = machine or Machine.detect()
     specs = plan_runs(opts, machine, suite)
     out = opts.out or default_out(machine)
-    result = SuiteResult(out=out, plan=describe(specs, out, opts.resume))
+    result = SuiteResult(out=out)
     if opts.dry_run:
         return result
     raise_on_sigterm()

@@ -78,10 +78,8 @@ def describe_system(
     goes to ``number_of_nodes``, the first node's fabric to ``host_networking``, and the list
     to ``collector.nodes``. Without it the description is of this host alone.
     """
-    gs = gpus()[:workers] if torch.cuda.is_available() else []
-    ver = versions()
-    mem = psutil.virtual_memory().total
-    accel = gs[0]["name"] if gs else ""
+    here = node_facts(workers)
+    gs = here["gpus"]
     topo = (
         parse_topology(run_command(["nvidia-smi", "topo", "-m"]))
         if gs
@@ -94,14 +92,14 @@ def describe_system(
         "system_name": config,
         "number_of_nodes": len(nodes) if nodes else 1,
         "host_processors_per_node": 1,
-        "host_processor_model_name": cpu_model(),
+        "host_processor_model_name": here["cpu"],
         "host_processor_core_count": psutil.cpu_count(logical=False) or os.cpu_count(),
-        "host_processor_vcpu_count": psutil.cpu_count(logical=True),
-        "host_memory_capacity": f"{mem / 2**30:.0f} GB",
+        "host_processor_vcpu_count": here["vcpus"],
+        "host_memory_capacity": f"{here['memory_gb']} GB",
         "host_storage_type": "",
         "host_networking": nodes[0]["fabric"]["summary"] if nodes else "",
         "accelerators_per_node": len(gs),
-        "accelerator_model_name": accel,
+        "accelerator_model_name": gs[0]["name"] if gs else "",
         "accelerator_memory_capacity": f"{gs[0]['memory_mib'] / 1024:.0f} GB" if gs else "",
         "accelerator_interconnect": link_class(topo) if gs else "none",
         "framework": f"PyTorch {torch.__version__}",
@@ -114,7 +112,7 @@ def describe_system(
             "p2p": p2p_matrix(len(gs)) if len(gs) > 1 else [],
             "power_limit_w": [g.get("power_limit_w") for g in gs],
             "gpus": gs,
-            "versions": ver,
+            "versions": versions(),
             "interconnect_env": NCCL_ENV[interconnect] if gs else {},
             **({"nodes": nodes} if nodes else {}),
         },
