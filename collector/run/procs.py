@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import torch.distributed as dist
 
@@ -55,19 +56,10 @@ def ephemeral_ports_start() -> int:
         return 32768
 
 
-@contextlib.contextmanager
-def scoped_env(env: dict[str, str]) -> Iterator[None]:
-    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def scoped_env(env: dict[str, str]) -> contextlib.AbstractContextManager:
+    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore
+    the environment as it was."""
+    return mock.patch.dict(os.environ, env)
 
 
 @contextlib.contextmanager

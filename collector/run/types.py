@@ -8,7 +8,7 @@ dependency runs one way: ``workloads -> data -> types``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Sized
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,7 +40,6 @@ class RunContext:
     seed: int = 0
     data_root: Path | None = None
     channels_last: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
@@ -49,9 +48,7 @@ def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
     Synthetic data sets are drawn from a generator on the run's device, so a data set is the same
     for every run on one kind of device (and large sets are not built on the host).
     """
-    g = torch.Generator(device=device)
-    g.manual_seed(int(seed))
-    return g
+    return torch.Generator(device=device).manual_seed(int(seed))
 
 
 def pad_batch(seqs: Sequence[Sequence[int]], length: int) -> torch.Tensor:

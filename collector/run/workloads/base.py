@@ -193,14 +193,12 @@ class Workload(ABC):
             spec["lr"] = float(spec["lr"]) * self.ctx.world
             if max_lr is not None:
                 spec["lr"] = min(spec["lr"], float(max_lr))
+        optimizers = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+        if name not in optimizers:
+            raise ValueError(f"unknown optimizer {name!r}")
         if name == "sgd":
             spec.setdefault("momentum", 0.9)
-            return torch.optim.SGD(model.parameters(), **spec)
-        if name == "adam":
-            return torch.optim.Adam(model.parameters(), **spec)
-        if name == "adamw":
-            return torch.optim.AdamW(model.parameters(), **spec)
-        raise ValueError(f"unknown optimizer {name!r}")
+        return optimizers[name](model.parameters(), **spec)
 
     def lr_factor(self, step: int) -> float:
         """Multiplier on the base learning rate at optimizer ``step`` (linear warm-up)."""
