@@ -7,23 +7,30 @@ SIGTERM, a crash) ends the log with ``run_stop`` status ``aborted`` before it pr
 
 At the ``throughput`` scale there is no target and no evaluation: the run trains on one
 device-resident synthetic batch and logs samples/s per timed window.
+
+The log is written with the official ``mlperf_logging.mllog`` writer, flushed line by line so
+that an interrupted run keeps everything logged before the interruption.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import cast
 
 import torch
 import torch.distributed as dist
+from mlperf_logging.mllog import constants as C
+from mlperf_logging.mllog import mllog
 from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.flop_counter import FlopCounterMode
 
-from collector.run.mlperf_log import COLLECTOR_RUN, EVAL_TARGET, TRACKED_STATS, C, RunLog
 from collector.run.procs import process_group, raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.types import Batch, RunContext
@@ -34,8 +41,35 @@ from collector.run.workloads import Workload, workload_class
 Progress = Callable[[str, int, float], None]
 
 THROUGHPUT_LABEL = "compute throughput on synthetic data, data loading not included"
+EVAL_TARGET = "eval_target"
+COLLECTOR_RUN = "collector_run"
+TRACKED_STATS = "tracked_stats"
 
 AMP_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+class RunLog:
+    """An open ``result_<i>.txt`` with a ``logging.Logger`` and file handler of its own (mllog's
+    module-level logger is a process-wide singleton that only ever adds handlers);
+    ``start``/``end``/``event`` are :class:`mllog.MLLogger`'s."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._logger = logging.getLogger(f"collector.mllog.{uuid.uuid4().hex}")
+        self._logger.propagate = False
+        self._logger.setLevel(logging.INFO)
+        self._handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+        self._handler.setFormatter(logging.Formatter("%(message)s"))
+        self._logger.addHandler(self._handler)
+        root = str(Path(__file__).resolve().parents[2])
+        ml = mllog.MLLogger(self._logger, root_dir=root)
+        self.event, self.start, self.end = ml.event, ml.start, ml.end
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self._handler.flush()
+        self._handler.close()
+        self._logger.removeHandler(self._handler)
 
 
 def setup_precision(precision: str, device: torch.device) -> torch.dtype | None:
