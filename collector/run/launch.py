@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -94,38 +95,22 @@ def node_args(opts: Options, out: Path) -> list[str]:
     return args + ["--resume"] * opts.resume + ["--no-ceilings"] * (not opts.ceilings)
 
 
-def torchrun_argv(
-    opts: Options, out: Path, node_rank: str, rdzv: str, rdzv_id: str, python: str | None = None
-) -> list[str]:
+def torchrun_argv(opts: Options, out: Path, node_rank: str, rdzv: str, rdzv_id: str) -> list[str]:
     """One node's torchrun command line (``node_rank`` may be a shell variable reference)."""
-    return [
-        python or sys.executable,
-        "-m",
-        "torch.distributed.run",
-        f"--nnodes={opts.nodes}",
-        f"--nproc-per-node={opts.gpus[0]}",
-        f"--node-rank={node_rank}",
-        "--rdzv-backend=c10d",
-        f"--rdzv-endpoint={rdzv}",
-        f"--rdzv-id={rdzv_id}",
-        "-m",
-        "collector.run.node",
-        *node_args(opts, out),
-    ]
-
-
-def rdzv_id(out: Path) -> str:
-    """A rendezvous id all nodes derive alike from the output folder."""
-    return "collector-" + "".join(c if c.isalnum() else "-" for c in out.name)
+    argv = [sys.executable, "-m", "torch.distributed.run", f"--nnodes={opts.nodes}"]
+    argv += [f"--nproc-per-node={opts.gpus[0]}", f"--node-rank={node_rank}"]
+    argv += ["--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv}", f"--rdzv-id={rdzv_id}"]
+    return [*argv, "-m", "collector.run.node", *node_args(opts, out)]
 
 
 def torchrun_commands(opts: Options) -> list[list[str]]:
-    """Per node rank, the torchrun command (only ``--node-rank``'s when given)."""
+    """Per node rank, the torchrun command (only ``--node-rank``'s when given); the rendezvous
+    id all nodes derive alike from the output folder."""
     validate(opts)
     out = resolved_out(opts)
-    rdzv = endpoint(opts)
+    rdzv, rdzv_id = endpoint(opts), "collector-" + re.sub(r"[\W_]", "-", out.name)
     ranks = [opts.node_rank] if opts.node_rank is not None else list(range(opts.nodes))
-    return [torchrun_argv(opts, out, str(r), rdzv, rdzv_id(out)) for r in ranks]
+    return [torchrun_argv(opts, out, str(r), rdzv, rdzv_id) for r in ranks]
 
 
 def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:

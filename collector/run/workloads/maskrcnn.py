@@ -188,12 +188,10 @@ def _rpn_loss(
     cls_l, box_l = [], []
     for i in range(obj.shape[0]):
         gt = gt_boxes[i][gt_labels[i] >= 0]
-        lab = torch.zeros(anc.shape[0], device=obj.device)
-        if gt.numel():
-            iou = box_iou(anc, gt)
-            best, arg = iou.max(1)
-            lab = torch.where(best >= 0.7, 1.0, torch.where(best < 0.3, 0.0, -1.0))
-            lab[iou.argmax(0)] = 1.0
+        iou = box_iou(anc, gt)
+        best, arg = iou.max(1)
+        lab = torch.where(best >= 0.7, 1.0, torch.where(best < 0.3, 0.0, -1.0))
+        lab[iou.argmax(0)] = 1.0
         idx = _sample(lab, int(model.p["rpn_batch"]), 0.5)
         cls_l.append(
             F.binary_cross_entropy_with_logits(obj[i, idx].float(), lab[idx], reduction="sum")
@@ -218,8 +216,8 @@ def _training_loss(
     gt_labels: Tensor,
     gt_masks: Tensor,
 ) -> Tensor:
-    """RPN, box-head and mask-head losses for one batch (targets padded with label -1), from
-    the backbone and RPN ``outputs``."""
+    """RPN, box-head and mask-head losses for one batch (targets padded with label -1; every
+    image holds at least one object), from the backbone and RPN ``outputs``."""
     size = x.shape[-1]
     feats, objs, deltas, anchors = outputs
     loss = _rpn_loss(model, objs, deltas, anchors, gt_boxes, gt_labels)
@@ -229,27 +227,18 @@ def _training_loss(
         valid = gt_labels[i] >= 0
         gt, gl, gm = gt_boxes[i][valid], gt_labels[i][valid], gt_masks[i][valid]
         cand = torch.cat([pr, gt])
-        if gt.numel() == 0:
-            lab = torch.zeros(cand.shape[0], device=x.device)
-            arg = torch.zeros(cand.shape[0], dtype=torch.long, device=x.device)
-        else:
-            best, arg = box_iou(cand, gt).max(1)
-            lab = (best >= 0.5).float()
+        best, arg = box_iou(cand, gt).max(1)
+        lab = (best >= 0.5).float()
         idx = _sample(lab, int(model.p["roi_batch"]), 0.25)
         cand, lab, arg = cand[idx], lab[idx], arg[idx]
         rois.append(torch.cat([torch.full_like(cand[:, :1], i), cand], 1))
-        if gt.numel():
-            labels.append(torch.where(lab == 1, gl[arg] + 1, 0))
-            tgts.append(encode(gt[arg], cand, BOX_W))
-            pos = lab == 1
-            # each object's mask, RoIAligned over its own box
-            own = torch.arange(int(pos.sum()), device=x.device)[:, None].to(cand.dtype)
-            masks = gm[arg[pos]].float()[:, None]
-            mask_tgts.append(roi_align(masks, torch.cat([own, cand[pos]], 1), 28, 1.0)[:, 0])
-        else:
-            labels.append(torch.zeros_like(lab, dtype=torch.long))
-            tgts.append(torch.zeros_like(cand))
-            mask_tgts.append(x.new_zeros(0, 28, 28))
+        labels.append(torch.where(lab == 1, gl[arg] + 1, 0))
+        tgts.append(encode(gt[arg], cand, BOX_W))
+        pos = lab == 1
+        # each object's mask, RoIAligned over its own box
+        own = torch.arange(int(pos.sum()), device=x.device)[:, None].to(cand.dtype)
+        masks = gm[arg[pos]].float()[:, None]
+        mask_tgts.append(roi_align(masks, torch.cat([own, cand[pos]], 1), 28, 1.0)[:, 0])
     rois_t, labels_t, tgts_t = torch.cat(rois), torch.cat(labels), torch.cat(tgts)
     h = model.box_fc(model.pool(feats, rois_t, 7, size))
     logits, reg = model.cls(h), model.reg(h).reshape(-1, model.num_classes + 1, 4)
