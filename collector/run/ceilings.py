@@ -15,28 +15,19 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.utils.benchmark import Timer
 
 from collector.run.procs import free_port, process_group, scoped_env
 from collector.run.sysinfo import NCCL_ENV
 
 
 def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
-    """Sustained dense matmul TFLOP/s for ``n x n`` operands of ``dtype`` on ``device``."""
+    """Sustained dense matmul TFLOP/s for ``n x n`` operands of ``dtype`` on ``device``: the
+    median time of a product over blocks timed for at least ``seconds`` after warm-up."""
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    for _ in range(3):
-        a @ b
-    sync()
-    iters, t0 = 0, time.perf_counter()
-    while True:
-        for _ in range(10 if device.type == "cuda" else 1):
-            a @ b
-            iters += 1
-        sync()
-        dt = time.perf_counter() - t0
-        if dt >= seconds:
-            return 2 * n**3 * iters / dt / 1e12
+    timer = Timer("a @ b", globals={"a": a, "b": b}, num_threads=torch.get_num_threads())
+    return 2 * n**3 / timer.blocked_autorange(min_run_time=seconds).median / 1e12
 
 
 def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, out: Any) -> None:
