@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jinja2
 from rich.console import Console
 
 from collector.errors import RunError
@@ -125,37 +126,28 @@ def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
     out = resolved_out(opts)
     if gpus_on_nodes is None:
         gpus_on_nodes = bool(Machine.detect().gpu_names)
-    rdzv = opts.rdzv_endpoint or f"$head:{DEFAULT_PORT}"
     inner = torchrun_argv(opts, out, "$SLURM_NODEID", "$COLLECTOR_RDZV", "$SLURM_JOB_ID")
-    inner_text = " ".join(
-        f'"{a}"' if "$" in a else shlex.quote(a) for a in inner
-    )  # "$VAR" expands in each task's shell
-    lines = [
-        "#!/bin/bash",
-        "#SBATCH --job-name=collector",
-        f"#SBATCH --nodes={opts.nodes}",
-        "#SBATCH --ntasks-per-node=1",
-        "#SBATCH --exclusive",
-        f"#SBATCH --chdir={Path.cwd()}",
-        f"#SBATCH --output={out / 'slurm' / 'slurm-%j.out'}",
-    ]
-    if gpus_on_nodes:
-        lines.append(f"#SBATCH --gpus-per-node={opts.gpus[0]}")
-    lines += [f"#SBATCH {a}" for a in opts.sbatch_args]
-    lines += [
-        "# The output folder must be on a filesystem every node mounts at the same path.",
-        "set -euo pipefail",
-        'head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
-        f"export COLLECTOR_RDZV={rdzv}",
-        f"srun --nodes={opts.nodes} --ntasks-per-node=1 --kill-on-bad-exit=1 "
-        f"bash -c {shlex.quote('exec ' + inner_text)}",
-    ]
-    if opts.ingest:
-        ingest = [sys.executable, "-m", "collector.cli", "ingest", str(out)]
-        if opts.store is not None:
-            ingest += ["--store", str(opts.store.resolve())]
-        lines.append(shlex.join(ingest))
-    return "\n".join(lines) + "\n"
+    # "$VAR" expands in each task's shell
+    task = " ".join(f'"{a}"' if "$" in a else shlex.quote(a) for a in inner)
+    ingest = [sys.executable, "-m", "collector.cli", "ingest", str(out)]
+    if opts.store is not None:
+        ingest += ["--store", str(opts.store.resolve())]
+    templates = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return templates.get_template("sbatch.j2").render(
+        nodes=opts.nodes,
+        cwd=Path.cwd(),
+        out=out,
+        gpus_per_node=opts.gpus[0] if gpus_on_nodes else None,
+        sbatch_args=opts.sbatch_args,
+        rdzv=opts.rdzv_endpoint or f"$head:{DEFAULT_PORT}",
+        task=shlex.quote("exec " + task),
+        ingest=shlex.join(ingest) if opts.ingest else None,
+    )
 
 
 def launch(opts: Options, console: Console | None = None) -> int:
