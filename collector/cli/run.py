@@ -121,11 +121,8 @@ def run(
         warmup=warmup,
         batch=batch_size,
     )
-    if launcher != "local":
-        code = launch(opts)  # the torchrun and Slurm launchers print what they run or submit
-        if code:
-            raise typer.Exit(code)
-        return
+    if launcher != "local":  # the torchrun and Slurm launchers print what they run or submit
+        raise typer.Exit(launch(opts))
     if nodes != 1 or node_rank is not None:
         raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
     if dry_run:  # planning needs no torch

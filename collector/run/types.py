@@ -65,6 +65,15 @@ def to_tensor(img: Any) -> torch.Tensor:
     return (arr - MEAN) / STD
 
 
+def on_device(batch: Sequence[torch.Tensor], ctx: RunContext) -> Batch:
+    """``batch`` on the run's device; images (a 4-d first tensor) channels-last where the run
+    uses that layout (gathering rows returns NCHW: converted once here, not in every conv)."""
+    out = tuple(t.to(ctx.device, non_blocking=True) for t in batch)
+    if ctx.channels_last and out[0].dim() == 4:
+        out = (out[0].contiguous(memory_format=torch.channels_last), *out[1:])
+    return out
+
+
 class Loaders:
     """Train and eval DataLoaders for one rank; batches come out on the run's device."""
 
@@ -94,24 +103,16 @@ class Loaders:
         self._eval = DataLoader(
             evals, batch_size=max(1, global_batch // ctx.world), num_workers=workers, pin_memory=pin
         )
-        self.n_train, self.n_eval = len(cast(Sized, train)), len(cast(Sized, evals))
+        self.n_eval = len(cast(Sized, evals))
 
     def set_epoch(self, epoch: int) -> None:
         """Reshuffle for ``epoch``."""
         self.sampler.set_epoch(epoch)
 
-    def _to_device(self, batch: Any) -> Batch:
-        out = tuple(t.to(self.ctx.device, non_blocking=True) for t in batch)
-        if self.ctx.channels_last and out[0].dim() == 4:
-            out = (out[0].contiguous(memory_format=torch.channels_last), *out[1:])
-        return out
-
     def train(self) -> Iterator[Batch]:
         """This rank's training batches."""
-        for b in self._train:
-            yield self._to_device(b)
+        return (on_device(b, self.ctx) for b in self._train)
 
     def eval(self) -> Iterator[Batch]:
         """All evaluation batches (rank 0 evaluates the whole set)."""
-        for b in self._eval:
-            yield self._to_device(b)
+        return (on_device(b, self.ctx) for b in self._eval)

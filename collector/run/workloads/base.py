@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from collector.run.types import Batch, RunContext, generator
+from collector.run.types import Batch, RunContext, generator, on_device
 
 
 class TensorShards:
@@ -57,11 +57,7 @@ class TensorShards:
             idx = perm[s * self.global_batch : (s + 1) * self.global_batch][lo:hi]
             if idx.numel() == 0:
                 continue
-            batch = tuple(t[idx] for t in self.tensors)
-            if self.ctx.channels_last and batch[0].dim() == 4:
-                # gathering rows returns NCHW; convert once here rather than in every conv
-                batch = (batch[0].contiguous(memory_format=torch.channels_last), *batch[1:])
-            yield batch
+            yield on_device([t[idx] for t in self.tensors], self.ctx)
 
 
 class Workload(ABC):
