@@ -17,7 +17,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.utils.benchmark import Timer
 
-from collector.run.procs import free_port, process_group, scoped_env
+from collector.run.procs import free_port, process_group, scoped_env, spawn
 from collector.run.sysinfo import NCCL_ENV
 
 
@@ -50,12 +50,7 @@ def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int =
     """NCCL all-reduce bus bandwidth in GB/s over ``world`` GPUs, P2P on or off."""
     with scoped_env(NCCL_ENV["default" if p2p else "no-p2p"]):
         q = mp.get_context("spawn").SimpleQueue()
-        mp.start_processes(
-            _allreduce_worker,
-            args=(world, free_port(), size, iters, q),
-            nprocs=world,
-            start_method="spawn",
-        )
+        spawn(_allreduce_worker, world, world, free_port(), size, iters, q)
         return float(q.get())
 
 

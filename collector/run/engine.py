@@ -15,6 +15,7 @@ that an interrupted run keeps everything logged before the interruption.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -169,11 +170,7 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         )
     opt = workload.make_optimizer(model)
     scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
-    autocast = (
-        (lambda: torch.autocast(device.type, dtype=amp))
-        if amp is not None
-        else contextlib.nullcontext
-    )
+    autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
     return Session(workload, model, raw, opt, autocast, scaler)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 from dataclasses import dataclass, field
@@ -153,50 +154,44 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     accel = machine.gpu_names[0] if on_gpu else machine.cpu
     short = accel_short(accel) if on_gpu else "cpu"
     specs = []
-    for g in opts.gpus:
-        for prec in precisions:
-            for ic in opts.interconnects:
-                ic_name = ic if on_gpu else "none"
-                config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
-                env = NCCL_ENV[ic_name] if on_gpu else {}
-                for bench in names:
-                    b = suite.benchmarks[bench]
-                    s = b.scales[scale]
-                    params = s.params
-                    if opts.batch:
-                        params = {**params, "batch_size": opts.batch}
-                    n = opts.repeats or s.runs
-                    for i in range(n):
-                        specs.append(
-                            RunSpec(
-                                suite=suite.name,
-                                scale=scale,
-                                benchmark=bench,
-                                config=config,
-                                precision=prec,
-                                accelerator=accel,
-                                accelerators=g if on_gpu else 0,
-                                workers=g,
-                                interconnect=ic_name,
-                                quality_metric=b.quality_metric,
-                                repeat=i,
-                                repeats=n,
-                                seed=i + 1,
-                                target=s.target,
-                                max_epochs=s.max_epochs,
-                                eval_every=s.eval_every,
-                                params=params,
-                                log_path=out / "results" / config / bench / f"result_{i}.txt",
-                                org=machine.host,
-                                threads=threads_per_worker(machine.cores, g, on_gpu),
-                                data_root=opts.data_root,
-                                framework=framework(),
-                                env=env,
-                                nodes=opts.nodes,
-                                warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,
-                                window_steps=opts.steps or s.window_steps,
-                            )
-                        )
+    for g, prec, ic, bench in itertools.product(opts.gpus, precisions, opts.interconnects, names):
+        ic_name = ic if on_gpu else "none"
+        config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
+        b = suite.benchmarks[bench]
+        s = b.scales[scale]
+        params = {**s.params, "batch_size": opts.batch} if opts.batch else s.params
+        n = opts.repeats or s.runs
+        for i in range(n):
+            specs.append(
+                RunSpec(
+                    suite=suite.name,
+                    scale=scale,
+                    benchmark=bench,
+                    config=config,
+                    precision=prec,
+                    accelerator=accel,
+                    accelerators=g if on_gpu else 0,
+                    workers=g,
+                    interconnect=ic_name,
+                    quality_metric=b.quality_metric,
+                    repeat=i,
+                    repeats=n,
+                    seed=i + 1,
+                    target=s.target,
+                    max_epochs=s.max_epochs,
+                    eval_every=s.eval_every,
+                    params=params,
+                    log_path=out / "results" / config / bench / f"result_{i}.txt",
+                    org=machine.host,
+                    threads=threads_per_worker(machine.cores, g, on_gpu),
+                    data_root=opts.data_root,
+                    framework=framework(),
+                    env=NCCL_ENV[ic_name] if on_gpu else {},
+                    nodes=opts.nodes,
+                    warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,
+                    window_steps=opts.steps or s.window_steps,
+                )
+            )
     return specs
 
 

@@ -12,12 +12,13 @@ import signal
 import socket
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import torch.distributed as dist
+import torch.multiprocessing as mp
 
 LOWEST_PORT = 10000
 PORT_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
@@ -54,6 +55,22 @@ def ephemeral_ports_start() -> int:
         return int(Path(PORT_RANGE_FILE).read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return 32768
+
+
+def spawn(fn: Callable[..., None], nprocs: int, *args: Any) -> None:
+    """Run ``fn(rank, *args)`` in ``nprocs`` spawned processes until they end; on an interrupt,
+    terminate them (SIGTERM: a training worker logs run_stop aborted and exits) and re-raise."""
+    ctx = mp.start_processes(fn, args=args, nprocs=nprocs, join=False, start_method="spawn")
+    try:
+        while not ctx.join(timeout=0.5):
+            pass
+    except BaseException:
+        for p in ctx.processes:
+            if p.is_alive():
+                p.terminate()
+        for p in ctx.processes:
+            p.join(timeout=30)
+        raise
 
 
 def scoped_env(env: dict[str, str]) -> contextlib.AbstractContextManager:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import torch.multiprocessing as mp
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -25,7 +24,7 @@ from collector.run.plan import (
     plan_runs,
     run_finished,
 )
-from collector.run.procs import free_port, raise_on_sigterm, scoped_env
+from collector.run.procs import free_port, raise_on_sigterm, scoped_env, spawn
 from collector.run.spec import RunSpec
 from collector.run.suite import Suite
 from collector.run.system import capture_systems
@@ -50,34 +49,13 @@ class SuiteResult:
     interrupted: bool = False
 
 
-def _spawn(spec: RunSpec) -> str:
-    """Run ``spec`` on ``spec.workers`` spawned processes; terminate them on interrupt."""
-    ctx = mp.start_processes(
-        engine.worker,
-        args=(spec, spec.workers, free_port()),
-        nprocs=spec.workers,
-        join=False,
-        start_method="spawn",
-    )
-    try:
-        while not ctx.join(timeout=0.5):
-            pass
-    except BaseException:
-        for p in ctx.processes:
-            if p.is_alive():
-                p.terminate()  # SIGTERM: the worker logs run_stop aborted and exits
-        for p in ctx.processes:
-            p.join(timeout=30)
-        raise
-    return run_finished(spec.log_path) or "aborted"
-
-
 def execute(spec: RunSpec, progress: engine.Progress | None = None) -> str:
     """Run one spec in this process (one worker) or across spawned workers; returns status."""
     gpu_ids = list(range(spec.accelerators))
     with scoped_env(spec.env), Telemetry(spec.telemetry_path, gpu_ids):
         if spec.workers > 1:
-            return _spawn(spec)
+            spawn(engine.worker, spec.workers, spec, spec.workers, free_port())
+            return run_finished(spec.log_path) or "aborted"
         device = torch.device("cuda", 0) if spec.accelerators else torch.device("cpu")
         _release(device)
         try:
