@@ -34,49 +34,32 @@ from collector.run.telemetry import Telemetry
 
 
 def parser() -> argparse.ArgumentParser:
-    """The node options: the subset of ``collector run`` a node needs (``--out`` required)."""
+    """The node options: the subset of ``collector run`` a node needs (``--out`` required),
+    each stored under its :class:`Options` field."""
     p = argparse.ArgumentParser(prog="python -m collector.run.node", description=__doc__)
     p.add_argument("--suite", default="v0.5")
     p.add_argument("--scale", default="auto")
-    p.add_argument("--benchmarks", help="comma-separated subset")
-    p.add_argument("--precision", help="comma-separated precisions")
-    p.add_argument("--interconnect", default="default")
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--benchmarks", type=comma_list, help="comma-separated subset")
+    p.add_argument("--precision", dest="precisions", type=comma_list)
+    p.add_argument("--interconnect", dest="interconnects", type=comma_list, default=["default"])
+    p.add_argument("--out", type=lambda t: Path(t).resolve(), required=True)
     p.add_argument("--data-root", type=Path)
-    for flag in ("--nodes", "--gpus-per-node"):  # GPUs per node: processes on CPU
-        p.add_argument(flag, type=int, required=True)
-    for flag in ("--repeats", "--steps", "--warmup", "--batch-size"):
+    p.add_argument("--nodes", type=int, required=True)
+    p.add_argument("--gpus-per-node", dest="gpus", type=lambda t: [int(t)], required=True)
+    for flag in ("--repeats", "--steps", "--warmup"):
         p.add_argument(flag, type=int)
-    for flag in ("--resume", "--no-ceilings"):
-        p.add_argument(flag, action="store_true")
+    p.add_argument("--batch-size", dest="batch", type=int)
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--no-ceilings", dest="ceilings", action="store_false")
     return p
 
 
 def options(argv: list[str] | None = None) -> Options:
     """Parse node arguments into :class:`Options` (one interconnect: NCCL reads it at start)."""
-    a = parser().parse_args(argv)
-    interconnects = comma_list(a.interconnect) or ["default"]
-    if len(interconnects) != 1:
+    opts = Options(**vars(parser().parse_args(argv)), ingest=False, launcher="torchrun")
+    if len(opts.interconnects or []) != 1:
         raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
-    return Options(
-        suite=a.suite,
-        benchmarks=comma_list(a.benchmarks),
-        scale=a.scale,
-        gpus=[a.gpus_per_node],
-        precisions=comma_list(a.precision),
-        interconnects=interconnects,
-        repeats=a.repeats,
-        data_root=a.data_root,
-        out=a.out.resolve(),
-        resume=a.resume,
-        ingest=False,
-        ceilings=not a.no_ceilings,
-        nodes=a.nodes,
-        launcher="torchrun",
-        steps=a.steps,
-        warmup=a.warmup,
-        batch=a.batch_size,
-    )
+    return opts
 
 
 def _env_int(name: str) -> int:

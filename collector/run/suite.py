@@ -38,7 +38,6 @@ class BenchmarkSpec:
     """One benchmark of a suite."""
 
     name: str
-    model: str
     quality_metric: str
     scales: dict[str, ScaleSpec]
 
@@ -49,7 +48,6 @@ class Suite:
 
     name: str
     benchmarks: dict[str, BenchmarkSpec]
-    path: Path
 
 
 def _need(d: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -81,10 +79,9 @@ def parse_suite(data: Any, path: Path) -> Suite:
         specs = {}
         for scale in SCALES:
             specs[scale] = _scale(b, scale, _need(runs, scale, int, f"{w}.runs"), f"{w}.{scale}")
-        benches[bname] = BenchmarkSpec(
-            bname, str(_need(b, "model", str, w)), _need(b, "quality_metric", str, w), specs
-        )
-    return Suite(name, benches, path)
+        _need(b, "model", str, w)
+        benches[bname] = BenchmarkSpec(bname, _need(b, "quality_metric", str, w), specs)
+    return Suite(name, benches)
 
 
 def _scale(bench: dict[str, Any], scale: str, n_runs: int, where: str) -> ScaleSpec:

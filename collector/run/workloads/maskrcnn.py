@@ -22,6 +22,7 @@ from collector.run.workloads.boxes import (
     batched_nms,
     box_iou,
     decode,
+    detections,
     encode,
     grid_boxes,
     roi_align,
@@ -276,10 +277,7 @@ def infer(
         lab = torch.arange(c, device=x.device).repeat(sel.numel())
         base = rois[sel, 1:].repeat_interleave(c, 0)
         bx = decode(reg[sel, 1:].reshape(-1, 4), base, BOX_W).clamp(0, size)
-        keep = sc > 0.05
-        sc, lab, bx = sc[keep], lab[keep], bx[keep]
-        k = batched_nms(bx, sc, lab, 0.5)[:max_det]
-        sc, lab, bx = sc[k], lab[k], bx[k]
+        sc, lab, bx = detections(bx, sc, lab, 0.5, max_det)
         m_rois = torch.cat([torch.full_like(bx[:, :1], i), bx], 1)
         ml = model.mask_head(model.pool(feats, m_rois, 14, size)).float()
         ml = ml[torch.arange(lab.numel(), device=x.device), lab].sigmoid()

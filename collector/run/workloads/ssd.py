@@ -19,9 +19,9 @@ from collector.run.types import Batch
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, conv_bn, init_weights
 from collector.run.workloads.boxes import (
     average_precision,
-    batched_nms,
     box_iou,
     decode,
+    detections,
     encode,
     grid_boxes,
 )
@@ -147,12 +147,9 @@ def detect(
     for i in range(loc.shape[0]):
         boxes = decode(loc[i].float(), anchors, BOX_WEIGHTS)
         scores, labels = probs[i].max(1)
-        keep = scores > 0.05
-        boxes, scores, labels = boxes[keep], scores[keep], labels[keep]
-        top = scores.argsort(descending=True)[:400]
-        boxes, scores, labels = boxes[top], scores[top], labels[top]
-        k = batched_nms(boxes, scores, labels, 0.45)[:max_det]
-        out.append((scores[k].cpu(), labels[k].cpu(), boxes[k].cpu()))
+        top = scores.argsort(descending=True)[:400]  # the best 400 before NMS
+        scores, labels, boxes = detections(boxes[top], scores[top], labels[top], 0.45, max_det)
+        out.append((scores.cpu(), labels.cpu(), boxes.cpu()))
     return out
 
 
