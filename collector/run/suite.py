@@ -48,6 +48,7 @@ class Suite:
 
     name: str
     benchmarks: dict[str, BenchmarkSpec]
+    path: Path
 
 
 def _need(d: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -81,7 +82,7 @@ def parse_suite(data: Any, path: Path) -> Suite:
             specs[scale] = _scale(b, scale, _need(runs, scale, int, f"{w}.runs"), f"{w}.{scale}")
         _need(b, "model", str, w)
         benches[bname] = BenchmarkSpec(bname, _need(b, "quality_metric", str, w), specs)
-    return Suite(name, benches)
+    return Suite(name, benches, path)
 
 
 def _scale(bench: dict[str, Any], scale: str, n_runs: int, where: str) -> ScaleSpec:
