@@ -80,11 +80,7 @@ def describe_system(
     """
     here = node_facts(workers)
     gs = here["gpus"]
-    topo = (
-        parse_topology(run_command(["nvidia-smi", "topo", "-m"]))
-        if gs
-        else {"gpus": [], "matrix": []}
-    )
+    topo = parse_topology(run_command(["nvidia-smi", "topo", "-m"]) if gs else "")
     return {
         "submitter": org,
         "division": "local",

@@ -19,6 +19,7 @@ from torch import nn
 
 from collector.run.data.sgf import load_games
 from collector.run.types import PLANES, Batch, RunContext, generator
+from collector.run.workloads.backbones import conv_bn
 from collector.run.workloads.base import Workload
 
 
@@ -27,15 +28,10 @@ class Residual(nn.Module):
 
     def __init__(self, c: int) -> None:
         super().__init__()
-        self.a, self.b = (
-            nn.Conv2d(c, c, 3, padding=1, bias=False),
-            nn.Conv2d(c, c, 3, padding=1, bias=False),
-        )
-        self.na, self.nb = nn.BatchNorm2d(c), nn.BatchNorm2d(c)
+        self.body = nn.Sequential(conv_bn(c, c, 3), conv_bn(c, c, 3, relu=False))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = F.relu(self.na(self.a(x)))
-        return F.relu(x + self.nb(self.b(y)))
+        return F.relu(x + self.body(x))
 
 
 class MiniGoNet(nn.Module):
@@ -44,13 +40,11 @@ class MiniGoNet(nn.Module):
     def __init__(self, board: int, filters: int, blocks: int, value_hidden: int = 256) -> None:
         super().__init__()
         self.board = board
-        self.stem = nn.Sequential(
-            nn.Conv2d(PLANES, filters, 3, padding=1, bias=False), nn.BatchNorm2d(filters), nn.ReLU()
-        )
+        self.stem = conv_bn(PLANES, filters, 3)
         self.tower = nn.Sequential(*(Residual(filters) for _ in range(blocks)))
-        self.pol = nn.Sequential(nn.Conv2d(filters, 2, 1, bias=False), nn.BatchNorm2d(2), nn.ReLU())
+        self.pol = conv_bn(filters, 2, 1)
         self.pol_fc = nn.Linear(2 * board * board, board * board + 1)
-        self.val = nn.Sequential(nn.Conv2d(filters, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU())
+        self.val = conv_bn(filters, 1, 1)
         self.val_fc = nn.Sequential(
             nn.Linear(board * board, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1), nn.Tanh()
         )
