@@ -215,7 +215,6 @@ def train(
                 extra = {"fp32_operations": kept} if kept else {}
                 log.event(COLLECTOR_RUN, spec.collector_run() | extra)
         started = True
-        status = "failed"
         status = (measure if throughput else converge)(spec, sess, log, progress)
     except BaseException:
         status = "aborted"

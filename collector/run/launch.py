@@ -64,9 +64,8 @@ def endpoint(opts: Options) -> str:
         if not host or not port.isdigit():
             raise RunError(f"--rdzv-endpoint expects host:port, got {opts.rdzv_endpoint!r}")
         return opts.rdzv_endpoint
-    if opts.nodes == 1:
-        return f"127.0.0.1:{DEFAULT_PORT}"
-    return f"{socket.getfqdn()}:{DEFAULT_PORT}"
+    host = "127.0.0.1" if opts.nodes == 1 else socket.getfqdn()
+    return f"{host}:{DEFAULT_PORT}"
 
 
 def _loopback(host: str) -> bool:

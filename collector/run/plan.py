@@ -39,10 +39,8 @@ class Machine:
     def detect(cls) -> Machine:
         """Probe this host (GPUs through NVML, as ``CUDA_VISIBLE_DEVICES`` shows them)."""
         names = tuple(g["name"] for g in visible_gpus())
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:
-            cores = os.cpu_count() or 1
+        affinity = getattr(os, "sched_getaffinity", None)  # Linux
+        cores = len(affinity(0)) if affinity else os.cpu_count() or 1
         return cls(hostname(), cpu_model(), cores, names)
 
 
@@ -234,10 +232,7 @@ def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]
     """
     lines = []
     for k, s in enumerate(specs, 1):
-        try:
-            rel = s.log_path.relative_to(out)
-        except ValueError:
-            rel = s.log_path
+        rel = s.log_path.relative_to(out) if s.log_path.is_relative_to(out) else s.log_path
         line = (
             f"{k}/{len(specs)} {s.config} {s.benchmark} scale={s.scale} "
             f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} "
