@@ -10,19 +10,12 @@ import typer
 from collector.cli.app import app
 from collector.errors import RunError
 from collector.run.launch import launch
-from collector.run.plan import Machine, Options, default_out, describe, plan_runs
-
-
-def _list(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    return items or None
+from collector.run.plan import Machine, Options, comma_list, default_out, describe, plan_runs
 
 
 def _ints(text: str) -> list[int]:
     try:
-        return [int(t) for t in _list(text) or []]
+        return [int(t) for t in comma_list(text) or []]
     except ValueError as exc:
         raise RunError(f"--gpus expects integers like 1,2,4, got {text!r}") from exc
 
@@ -106,11 +99,11 @@ def run(
     fixed number of timed steps), over the requested matrix."""
     opts = Options(
         suite=suite,
-        benchmarks=_list(benchmarks),
+        benchmarks=comma_list(benchmarks),
         scale=scale,
         gpus=[gpus_per_node] if gpus_per_node is not None else _ints(gpus),
-        precisions=_list(precision),
-        interconnects=_list(interconnect) or ["default"],
+        precisions=comma_list(precision),
+        interconnects=comma_list(interconnect) or ["default"],
         repeats=repeats,
         data_root=data_root,
         out=out,
@@ -128,9 +121,8 @@ def run(
         warmup=warmup,
         batch=batch_size,
     )
-    if launcher != "local":
-        _launch(opts)
-        return
+    if launcher != "local":  # the torchrun and Slurm launchers print what they run or submit
+        raise typer.Exit(launch(opts))
     if nodes != 1 or node_rank is not None:
         raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
     if dry_run:  # planning needs no torch
@@ -146,22 +138,3 @@ def run(
     typer.echo(f"{len(result.results)} run(s), {len(failed)} not successful; logs in {result.out}")
     if result.interrupted:
         raise typer.Exit(130)
-
-
-def _launch(opts: Options) -> None:
-    """The torchrun and Slurm launchers: print the commands or script, run or submit them."""
-    result = launch(opts)
-    if result.script is not None:
-        typer.echo(result.script, nl=False)
-        if result.job_id:
-            typer.echo(f"submitted batch job {result.job_id}; logs in {result.out}")
-        elif result.script_path:
-            typer.echo(f"wrote {result.script_path}")
-        return
-    if opts.dry_run:
-        for cmd in result.commands:
-            typer.echo(cmd)
-        return
-    if result.returncode:
-        raise typer.Exit(result.returncode)
-    typer.echo(f"torchrun job finished; logs in {result.out}")

@@ -15,27 +15,19 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.utils.benchmark import Timer
 
-from collector.run.procs import free_port, process_group, scoped_env
+from collector.run.procs import free_port, process_group, scoped_env, spawn
+from collector.run.sysinfo import NCCL_ENV
 
 
 def matmul_tflops(dtype: torch.dtype, device: torch.device, n: int, seconds: float = 1.0) -> float:
-    """Sustained dense matmul TFLOP/s for ``n x n`` operands of ``dtype`` on ``device``."""
+    """Sustained dense matmul TFLOP/s for ``n x n`` operands of ``dtype`` on ``device``: the
+    median time of a product over blocks timed for at least ``seconds`` after warm-up."""
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    for _ in range(3):
-        a @ b
-    sync()
-    iters, t0 = 0, time.perf_counter()
-    while True:
-        for _ in range(10 if device.type == "cuda" else 1):
-            a @ b
-            iters += 1
-        sync()
-        dt = time.perf_counter() - t0
-        if dt >= seconds:
-            return 2 * n**3 * iters / dt / 1e12
+    timer = Timer("a @ b", globals={"a": a, "b": b}, num_threads=torch.get_num_threads())
+    return 2 * n**3 / timer.blocked_autorange(min_run_time=seconds).median / 1e12
 
 
 def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, out: Any) -> None:
@@ -56,17 +48,9 @@ def _allreduce_worker(rank: int, world: int, port: int, size: int, iters: int, o
 
 def allreduce_busbw(world: int, p2p: bool, size: int = 256 * 2**20, iters: int = 20) -> float:
     """NCCL all-reduce bus bandwidth in GB/s over ``world`` GPUs, P2P on or off."""
-    env = {"NCCL_NVLS_ENABLE": "0"}
-    if not p2p:
-        env["NCCL_P2P_DISABLE"] = "1"
-    with scoped_env(env):
+    with scoped_env(NCCL_ENV["default" if p2p else "no-p2p"]):
         q = mp.get_context("spawn").SimpleQueue()
-        mp.start_processes(
-            _allreduce_worker,
-            args=(world, free_port(), size, iters, q),
-            nprocs=world,
-            start_method="spawn",
-        )
+        spawn(_allreduce_worker, world, world, free_port(), size, iters, q)
         return float(q.get())
 
 
@@ -74,17 +58,9 @@ def measure_ceilings(gpus: int, quick: bool = False) -> dict[str, Any]:
     """All ceilings for a configuration with ``gpus`` GPUs (0: CPU fp32 matmul only)."""
     result: dict[str, Any] = {"measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     if gpus == 0 or not torch.cuda.is_available():
-        result["matmul_tflops"] = {
-            "fp32": round(
-                matmul_tflops(
-                    torch.float32,
-                    torch.device("cpu"),
-                    256 if quick else 1024,
-                    0.3 if quick else 1.0,
-                ),
-                4,
-            )
-        }
+        n, seconds = (256, 0.3) if quick else (1024, 1.0)
+        fp32 = matmul_tflops(torch.float32, torch.device("cpu"), n, seconds)
+        result["matmul_tflops"] = {"fp32": round(fp32, 4)}
         result["allreduce_busbw_gbps"] = None
         result["allreduce_skipped"] = "no GPUs: NCCL all-reduce does not apply"
         return result

@@ -7,24 +7,32 @@ SIGTERM, a crash) ends the log with ``run_stop`` status ``aborted`` before it pr
 
 At the ``throughput`` scale there is no target and no evaluation: the run trains on one
 device-resident synthetic batch and logs samples/s per timed window.
+
+The log is written with the official ``mlperf_logging.mllog`` writer, flushed line by line so
+that an interrupted run keeps everything logged before the interruption.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import cast
 
 import torch
 import torch.distributed as dist
+from mlperf_logging.mllog import constants as C
+from mlperf_logging.mllog import mllog
+from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.flop_counter import FlopCounterMode
 
-from collector.run.mlperf_log import COLLECTOR_RUN, EVAL_TARGET, TRACKED_STATS, C, RunLog
-from collector.run.procs import process_group
-from collector.run.signals import raise_on_sigterm
+from collector.run.procs import process_group, raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.types import Batch, RunContext
 from collector.run.workloads import Workload, workload_class
@@ -34,8 +42,35 @@ from collector.run.workloads import Workload, workload_class
 Progress = Callable[[str, int, float], None]
 
 THROUGHPUT_LABEL = "compute throughput on synthetic data, data loading not included"
+EVAL_TARGET = "eval_target"
+COLLECTOR_RUN = "collector_run"
+TRACKED_STATS = "tracked_stats"
 
 AMP_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+class RunLog:
+    """An open ``result_<i>.txt`` with a ``logging.Logger`` and file handler of its own (mllog's
+    module-level logger is a process-wide singleton that only ever adds handlers);
+    ``start``/``end``/``event`` are :class:`mllog.MLLogger`'s."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._logger = logging.getLogger(f"collector.mllog.{uuid.uuid4().hex}")
+        self._logger.propagate = False
+        self._logger.setLevel(logging.INFO)
+        self._handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+        self._handler.setFormatter(logging.Formatter("%(message)s"))
+        self._logger.addHandler(self._handler)
+        root = str(Path(__file__).resolve().parents[2])
+        ml = mllog.MLLogger(self._logger, root_dir=root)
+        self.event, self.start, self.end = ml.event, ml.start, ml.end
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self._handler.flush()
+        self._handler.close()
+        self._logger.removeHandler(self._handler)
 
 
 def setup_precision(precision: str, device: torch.device) -> torch.dtype | None:
@@ -44,8 +79,6 @@ def setup_precision(precision: str, device: torch.device) -> torch.dtype | None:
         tf32 = precision == "tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
-    elif precision in ("tf32", "fp16"):
-        raise ValueError(f"precision {precision} needs a GPU")
     return AMP_DTYPES.get(precision)
 
 
@@ -65,19 +98,10 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _log_header(log: RunLog, spec: RunSpec) -> None:
-    log.event(C.SUBMISSION_BENCHMARK, spec.benchmark)
-    log.event(C.SUBMISSION_ORG, spec.org)
-    log.event(C.SUBMISSION_DIVISION, "local")
-    log.event(C.SUBMISSION_STATUS, spec.status)
-    log.event(C.SUBMISSION_PLATFORM, spec.config)
-    log.event(C.CACHE_CLEAR, True)
-
-
 @dataclass
 class Session:
     """A workload set up on one rank: its model (compiled and/or DDP-wrapped), the unwrapped
-    model, the optimizer and the precision context."""
+    model, the optimizer with its learning-rate schedule, and the precision context."""
 
     workload: Workload
     model: torch.nn.Module
@@ -86,8 +110,11 @@ class Session:
     autocast: Callable[[], contextlib.AbstractContextManager]
     scaler: torch.amp.GradScaler | None
 
+    def __post_init__(self) -> None:
+        self.schedule = LambdaLR(self.opt, self.workload.lr_factor)
+
     def step(self, batch: Batch) -> None:
-        """One optimizer step on ``batch``."""
+        """One optimizer step on ``batch``, then the schedule's next learning rate."""
         with self.autocast():
             loss = self.workload.loss(self.model, batch)
         self.opt.zero_grad(set_to_none=True)
@@ -98,6 +125,21 @@ class Session:
         else:
             loss.backward()
             self.opt.step()
+        self.schedule.step()
+
+    def timed(self, log: RunLog | None, epoch: int, batches: Iterable[Batch]) -> tuple[int, float]:
+        """Train on ``batches`` as epoch (or window) ``epoch``, logging its start: the samples
+        of this rank and the seconds taken, synchronised at both ends."""
+        if log:
+            log.start(C.EPOCH_START, metadata={"epoch_num": epoch})
+        device = self.workload.ctx.device
+        _sync(device)
+        t0, samples = time.perf_counter(), 0
+        for batch in batches:
+            self.step(batch)
+            samples += self.workload.batch_samples(batch)
+        _sync(device)
+        return samples, time.perf_counter() - t0
 
 
 def wants_compile(params: dict, precision: str) -> bool:
@@ -113,14 +155,7 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
     # fastest (Mask R-CNN's heads see new shapes every step: there it would time them all)
     torch.backends.cudnn.benchmark = bool(spec.params.get("cudnn_benchmark", False))
     torch.manual_seed(spec.seed)
-    ctx = RunContext(
-        device=device,
-        rank=rank,
-        world=world,
-        seed=spec.seed,
-        data_root=spec.data_root,
-        channels_last=device.type == "cuda",
-    )
+    ctx = RunContext(device, rank, world, spec.seed, spec.data_root, device.type == "cuda")
     workload = workload_class(spec.benchmark)(spec.params, spec.scale, ctx)
     model = workload.build_model().to(device)
     if ctx.channels_last and workload.convolutional:
@@ -135,11 +170,7 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         )
     opt = workload.make_optimizer(model)
     scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
-    autocast = (
-        (lambda: torch.autocast(device.type, dtype=amp))
-        if amp is not None
-        else contextlib.nullcontext
-    )
+    autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
     return Session(workload, model, raw, opt, autocast, scaler)
 
 
@@ -163,7 +194,12 @@ def train(
     throughput = spec.scale == "throughput"
     try:
         if log:
-            _log_header(log, spec)
+            log.event(C.SUBMISSION_BENCHMARK, spec.benchmark)
+            log.event(C.SUBMISSION_ORG, spec.org)
+            log.event(C.SUBMISSION_DIVISION, "local")
+            log.event(C.SUBMISSION_STATUS, spec.status)
+            log.event(C.SUBMISSION_PLATFORM, spec.config)
+            log.event(C.CACHE_CLEAR, True)
             log.start(C.INIT_START)
         sess = setup(spec, rank, world, device)
         if log:
@@ -179,9 +215,7 @@ def train(
                 extra = {"fp32_operations": kept} if kept else {}
                 log.event(COLLECTOR_RUN, spec.collector_run() | extra)
         started = True
-        status = "failed"
-        run = measure if throughput else converge
-        status = run(spec, sess, log, rank, world, device, progress)
+        status = (measure if throughput else converge)(spec, sess, log, progress)
     except BaseException:
         status = "aborted"
         raise
@@ -196,59 +230,38 @@ def train(
 
 
 def converge(
-    spec: RunSpec,
-    sess: Session,
-    log: RunLog | None,
-    rank: int,
-    world: int,
-    device: torch.device,
-    progress: Progress | None,
+    spec: RunSpec, sess: Session, log: RunLog | None, progress: Progress | None = None
 ) -> str:
     """Train epoch by epoch until the quality target or ``max_epochs``; success or failed."""
-    workload, opt = sess.workload, sess.opt
-    base_lr = [g["lr"] for g in opt.param_groups]
-    step = 0
+    workload, ctx = sess.workload, sess.workload.ctx
     for epoch in range(1, spec.max_epochs + 1):
-        if log:
-            log.start(C.EPOCH_START, metadata={"epoch_num": epoch})
-        _sync(device)
-        t0 = time.perf_counter()
-        samples = 0
-        for batch in workload.train_batches(epoch):
-            f = workload.lr_factor(step)
-            for g, lr in zip(opt.param_groups, base_lr, strict=True):
-                g["lr"] = lr * f
-            sess.step(batch)
-            samples += workload.batch_samples(batch)
-            step += 1
-        _sync(device)
-        dt = time.perf_counter() - t0
-        throughput = samples * world / dt if dt > 0 else 0.0
+        samples, dt = sess.timed(log, epoch, workload.train_batches(epoch))
+        throughput = samples * ctx.world / dt if dt > 0 else 0.0
         if log:
             if epoch == 1:
-                log.event(C.TRAIN_SAMPLES, samples * world)
+                log.event(C.TRAIN_SAMPLES, samples * ctx.world)
             log.event(TRACKED_STATS, {"throughput": throughput}, {"epoch_num": epoch})
             log.end(C.EPOCH_STOP, metadata={"epoch_num": epoch})
-        if progress and rank == 0:
+        if progress and ctx.rank == 0:
             progress("epoch", epoch, throughput)
         if epoch % spec.eval_every and epoch != spec.max_epochs:
             continue
         if log:
             log.start(C.EVAL_START, metadata={"epoch_num": epoch})
-        reached = torch.zeros(2, dtype=torch.float64, device=device)
-        if rank == 0:
+        reached = torch.zeros(2, dtype=torch.float64, device=ctx.device)
+        if ctx.rank == 0:
             with sess.autocast():
-                quality = float(workload.evaluate(sess.raw))
+                quality = workload.evaluate(sess.raw)
             reached[0] = quality
             reached[1] = float(workload.target_reached(quality, spec.target))
-        if world > 1:
+        if ctx.world > 1:
             dist.broadcast(reached, 0)
         quality = float(reached[0])
         if log:
             meta = {"epoch_num": epoch, **workload.eval_metadata()}
             log.event(C.EVAL_ACCURACY, quality, meta)
             log.end(C.EVAL_STOP, metadata={"epoch_num": epoch})
-        if progress and rank == 0:
+        if progress and ctx.rank == 0:
             progress("eval", epoch, quality)
         if reached[1] > 0:
             return "success"
@@ -267,29 +280,20 @@ def step_flops(sess: Session, batch: Batch) -> int:
 
 
 def measure(
-    spec: RunSpec,
-    sess: Session,
-    log: RunLog | None,
-    rank: int,
-    world: int,
-    device: torch.device,
-    progress: Progress | None,
+    spec: RunSpec, sess: Session, log: RunLog | None, progress: Progress | None = None
 ) -> str:
     """Compute throughput on one device-resident synthetic batch (data loading not included):
     ``warmup_steps`` untimed steps, then ``max_epochs`` windows of ``window_steps`` steps, each
     synchronised and logged as ``tracked_stats`` (samples/s over all ranks, step time)."""
+    ctx = sess.workload.ctx
     batch = next(iter(sess.workload.train_batches(1)))
-    samples = sess.workload.batch_samples(batch) * world
     flops = step_flops(sess, batch)
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
-    t0 = time.perf_counter()
-    for _ in range(spec.warmup_steps):
-        sess.step(batch)
-    _sync(device)
-    warm_s = time.perf_counter() - t0
+    if ctx.device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(ctx.device)
+    samples, warm_s = sess.timed(None, 0, [batch] * spec.warmup_steps)
     if log:
-        log.event(C.TRAIN_SAMPLES, samples * spec.window_steps * spec.max_epochs)
+        per_window = sess.workload.batch_samples(batch) * ctx.world * spec.window_steps
+        log.event(C.TRAIN_SAMPLES, per_window * spec.max_epochs)
         facts = {
             "measures": THROUGHPUT_LABEL,
             "warmup_steps": spec.warmup_steps,
@@ -299,24 +303,17 @@ def measure(
             "step_flops_per_accelerator": flops,
             "compiled": wants_compile(spec.params, spec.precision),
         }
-        if device.type == "cuda":
-            facts["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(device) / 2**30, 3)
+        if ctx.device.type == "cuda":
+            facts["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(ctx.device) / 2**30, 3)
         log.event(COLLECTOR_RUN, spec.collector_run() | {"throughput": facts})
     for window in range(1, spec.max_epochs + 1):
-        if log:
-            log.start(C.EPOCH_START, metadata={"epoch_num": window})
-        _sync(device)
-        t0 = time.perf_counter()
-        for _ in range(spec.window_steps):
-            sess.step(batch)
-        _sync(device)
-        dt = time.perf_counter() - t0
-        rate = samples * spec.window_steps / dt if dt > 0 else 0.0
+        samples, dt = sess.timed(log, window, [batch] * spec.window_steps)
+        rate = samples * ctx.world / dt if dt > 0 else 0.0
         if log:
             value = {"throughput": rate, "step_time_ms": 1000 * dt / spec.window_steps}
             log.event(TRACKED_STATS, value, {"epoch_num": window})
             log.end(C.EPOCH_STOP, metadata={"epoch_num": window})
-        if progress and rank == 0:
+        if progress and ctx.rank == 0:
             progress("window", window, rate)
     return "success"
 

@@ -9,16 +9,18 @@ in one place and ingested.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import re
 import shlex
 import shutil
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
 from rich.console import Console
 
 from collector.errors import RunError
@@ -28,18 +30,6 @@ from collector.run.sysinfo import hostname
 
 LAUNCHERS = ("local", "torchrun", "slurm")
 DEFAULT_PORT = 29500
-
-
-@dataclass
-class LaunchResult:
-    """What a torchrun or Slurm launch did: the commands or script, and the outcome."""
-
-    out: Path
-    commands: list[str] = field(default_factory=list)
-    script: str | None = None
-    script_path: Path | None = None
-    job_id: str | None = None
-    returncode: int = 0
 
 
 def resolved_out(opts: Options) -> Path:
@@ -74,83 +64,53 @@ def endpoint(opts: Options) -> str:
         if not host or not port.isdigit():
             raise RunError(f"--rdzv-endpoint expects host:port, got {opts.rdzv_endpoint!r}")
         return opts.rdzv_endpoint
-    if opts.nodes == 1:
-        return f"127.0.0.1:{DEFAULT_PORT}"
-    return f"{socket.getfqdn()}:{DEFAULT_PORT}"
+    host = "127.0.0.1" if opts.nodes == 1 else socket.getfqdn()
+    return f"{host}:{DEFAULT_PORT}"
 
 
 def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
+    with contextlib.suppress(ValueError):
         return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host == "localhost"
 
 
 def node_args(opts: Options, out: Path) -> list[str]:
     """The ``collector.run.node`` arguments for ``opts`` (the same on every node)."""
-    args = [
-        "--suite",
-        opts.suite,
-        "--scale",
-        opts.scale,
-        "--nodes",
-        str(opts.nodes),
-        "--gpus-per-node",
-        str(opts.gpus[0]),
-        "--interconnect",
-        opts.interconnects[0],
-        "--out",
-        str(out),
-    ]
-    if opts.benchmarks:
-        args += ["--benchmarks", ",".join(opts.benchmarks)]
-    if opts.precisions:
-        args += ["--precision", ",".join(opts.precisions)]
-    if opts.repeats is not None:
-        args += ["--repeats", str(opts.repeats)]
-    if opts.data_root is not None:
-        args += ["--data-root", str(opts.data_root.resolve())]
-    if opts.resume:
-        args.append("--resume")
-    if not opts.ceilings:
-        args.append("--no-ceilings")
-    return args
+    values = {
+        "--suite": opts.suite,
+        "--scale": opts.scale,
+        "--nodes": opts.nodes,
+        "--gpus-per-node": opts.gpus[0],
+        "--interconnect": opts.interconnects[0],
+        "--out": out,
+        "--benchmarks": ",".join(opts.benchmarks or []),
+        "--precision": ",".join(opts.precisions or []),
+        "--repeats": opts.repeats,
+        "--data-root": opts.data_root and opts.data_root.resolve(),
+        "--steps": opts.steps,
+        "--warmup": opts.warmup,
+        "--batch-size": opts.batch,
+    }
+    args = [str(a) for flag, v in values.items() if v not in (None, "") for a in (flag, v)]
+    return args + ["--resume"] * opts.resume + ["--no-ceilings"] * (not opts.ceilings)
 
 
-def torchrun_argv(
-    opts: Options, out: Path, node_rank: str, rdzv: str, rdzv_id: str, python: str | None = None
-) -> list[str]:
+def torchrun_argv(opts: Options, out: Path, node_rank: str, rdzv: str, rdzv_id: str) -> list[str]:
     """One node's torchrun command line (``node_rank`` may be a shell variable reference)."""
-    return [
-        python or sys.executable,
-        "-m",
-        "torch.distributed.run",
-        f"--nnodes={opts.nodes}",
-        f"--nproc-per-node={opts.gpus[0]}",
-        f"--node-rank={node_rank}",
-        "--rdzv-backend=c10d",
-        f"--rdzv-endpoint={rdzv}",
-        f"--rdzv-id={rdzv_id}",
-        "-m",
-        "collector.run.node",
-        *node_args(opts, out),
-    ]
-
-
-def rdzv_id(out: Path) -> str:
-    """A rendezvous id all nodes derive alike from the output folder."""
-    return "collector-" + "".join(c if c.isalnum() else "-" for c in out.name)
+    argv = [sys.executable, "-m", "torch.distributed.run", f"--nnodes={opts.nodes}"]
+    argv += [f"--nproc-per-node={opts.gpus[0]}", f"--node-rank={node_rank}"]
+    argv += ["--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv}", f"--rdzv-id={rdzv_id}"]
+    return [*argv, "-m", "collector.run.node", *node_args(opts, out)]
 
 
 def torchrun_commands(opts: Options) -> list[list[str]]:
-    """Per node rank, the torchrun command (only ``--node-rank``'s when given)."""
+    """Per node rank, the torchrun command (only ``--node-rank``'s when given); the rendezvous
+    id all nodes derive alike from the output folder."""
     validate(opts)
     out = resolved_out(opts)
-    rdzv = endpoint(opts)
+    rdzv, rdzv_id = endpoint(opts), "collector-" + re.sub(r"[\W_]", "-", out.name)
     ranks = [opts.node_rank] if opts.node_rank is not None else list(range(opts.nodes))
-    return [torchrun_argv(opts, out, str(r), rdzv, rdzv_id(out)) for r in ranks]
+    return [torchrun_argv(opts, out, str(r), rdzv, rdzv_id) for r in ranks]
 
 
 def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
@@ -165,51 +125,51 @@ def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
     out = resolved_out(opts)
     if gpus_on_nodes is None:
         gpus_on_nodes = bool(Machine.detect().gpu_names)
-    rdzv = opts.rdzv_endpoint or f"$head:{DEFAULT_PORT}"
     inner = torchrun_argv(opts, out, "$SLURM_NODEID", "$COLLECTOR_RDZV", "$SLURM_JOB_ID")
-    inner_text = " ".join(
-        f'"{a}"' if "$" in a else shlex.quote(a) for a in inner
-    )  # "$VAR" expands in each task's shell
-    lines = [
-        "#!/bin/bash",
-        "#SBATCH --job-name=collector",
-        f"#SBATCH --nodes={opts.nodes}",
-        "#SBATCH --ntasks-per-node=1",
-        "#SBATCH --exclusive",
-        f"#SBATCH --chdir={Path.cwd()}",
-        f"#SBATCH --output={out / 'slurm' / 'slurm-%j.out'}",
-    ]
-    if gpus_on_nodes:
-        lines.append(f"#SBATCH --gpus-per-node={opts.gpus[0]}")
-    lines += [f"#SBATCH {a}" for a in opts.sbatch_args]
-    lines += [
-        "# The output folder must be on a filesystem every node mounts at the same path.",
-        "set -euo pipefail",
-        'head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
-        f"export COLLECTOR_RDZV={rdzv}",
-        f"srun --nodes={opts.nodes} --ntasks-per-node=1 --kill-on-bad-exit=1 "
-        f"bash -c {shlex.quote('exec ' + inner_text)}",
-    ]
-    if opts.ingest:
-        ingest = [sys.executable, "-m", "collector.cli", "ingest", str(out)]
-        if opts.store is not None:
-            ingest += ["--store", str(opts.store.resolve())]
-        lines.append(shlex.join(ingest))
-    return "\n".join(lines) + "\n"
+    # "$VAR" expands in each task's shell
+    task = " ".join(f'"{a}"' if "$" in a else shlex.quote(a) for a in inner)
+    ingest = [sys.executable, "-m", "collector.cli", "ingest", str(out)]
+    if opts.store is not None:
+        ingest += ["--store", str(opts.store.resolve())]
+    templates = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return templates.get_template("sbatch.j2").render(
+        nodes=opts.nodes,
+        cwd=Path.cwd(),
+        out=out,
+        gpus_per_node=opts.gpus[0] if gpus_on_nodes else None,
+        sbatch_args=opts.sbatch_args,
+        rdzv=opts.rdzv_endpoint or f"$head:{DEFAULT_PORT}",
+        task=shlex.quote("exec " + task),
+        ingest=shlex.join(ingest) if opts.ingest else None,
+    )
 
 
-def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
-    """Print (dry run) or run the torchrun commands; node rank 0 ingests when all succeeded.
+def launch(opts: Options, console: Console | None = None) -> int:
+    """Run ``opts`` through its launcher; the exit status.
 
-    With ``--node-rank`` only that node's command runs here (run the others on their nodes).
-    Without it, a one-node job runs here, and so does a multi-node job whose rendezvous is a
-    loopback address (all "nodes" on this host); other multi-node jobs need ``--node-rank``.
+    ``torchrun``: print (dry run) or run the torchrun commands; node rank 0 ingests when all
+    succeeded. With ``--node-rank`` only that node's command runs here (run the others on their
+    nodes). Without it, a one-node job runs here, and so does a multi-node job whose rendezvous
+    is a loopback address (all "nodes" on this host); other multi-node jobs need ``--node-rank``.
+
+    ``slurm``: print the batch script, write it under ``<out>/slurm/`` and submit it with
+    sbatch where there is one (unless dry run).
     """
-    cmds = torchrun_commands(opts)
+    console = console or Console()
     out = resolved_out(opts)
-    result = LaunchResult(out=out, commands=[shlex.join(c) for c in cmds])
+    if opts.launcher == "slurm":
+        return _submit(opts, sbatch_script(opts), out)
+    if opts.launcher != "torchrun":
+        raise RunError(f"launcher {opts.launcher!r} is not a multi-node launcher")
+    cmds = torchrun_commands(opts)
     if opts.dry_run:
-        return result
+        print("\n".join(shlex.join(c) for c in cmds))
+        return 0
     host = endpoint(opts).rpartition(":")[0]
     if opts.node_rank is None and opts.nodes > 1 and not _loopback(host):
         raise RunError(
@@ -223,40 +183,28 @@ def launch_torchrun(opts: Options, console: Console) -> LaunchResult:
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:
         codes = [p.wait() for p in procs]  # torchrun forwards the interrupt to its workers
-    result.returncode = next((c for c in codes if c), 0)
-    if result.returncode == 0 and opts.node_rank in (None, 0) and opts.ingest:
+    code = next((c for c in codes if c), 0)
+    if code == 0 and opts.node_rank in (None, 0) and opts.ingest:
         ingest_results(out, opts.store, console)
-    return result
+    if code == 0:
+        print(f"torchrun job finished; logs in {out}")
+    return code
 
 
-def launch_slurm(opts: Options, console: Console) -> LaunchResult:
-    """Write the batch script under ``<out>/slurm/``; submit it with sbatch unless dry run."""
-    script = sbatch_script(opts)
-    out = resolved_out(opts)
-    result = LaunchResult(out=out, script=script)
+def _submit(opts: Options, script: str, out: Path) -> int:
+    print(script, end="")
     if opts.dry_run:
-        return result
+        return 0
     path = out / "slurm" / "collector.sbatch"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(script)
     os.chmod(path, 0o755)
-    result.script_path = path
     sbatch = shutil.which("sbatch")
     if sbatch is None:
-        console.print(f"sbatch not found: submit {path} from a Slurm login node")
-        return result
+        print(f"sbatch not found: submit {path} from a Slurm login node")
+        return 0
     done = subprocess.run([sbatch, "--parsable", str(path)], capture_output=True, text=True)
     if done.returncode != 0:
         raise RunError(f"sbatch failed: {done.stderr.strip() or done.stdout.strip()}")
-    result.job_id = done.stdout.strip().split(";")[0]
-    return result
-
-
-def launch(opts: Options, console: Console | None = None) -> LaunchResult:
-    """Run ``opts`` through its launcher (``torchrun`` or ``slurm``)."""
-    console = console or Console()
-    if opts.launcher == "torchrun":
-        return launch_torchrun(opts, console)
-    if opts.launcher == "slurm":
-        return launch_slurm(opts, console)
-    raise RunError(f"launcher {opts.launcher!r} is not a multi-node launcher")
+    print(f"submitted batch job {done.stdout.strip().split(';')[0]}; logs in {out}")
+    return 0

@@ -12,8 +12,8 @@ results stay on whichever node rank 0 ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -25,61 +25,41 @@ import torch.distributed as dist
 
 from collector.errors import RunError
 from collector.run import engine
-from collector.run.ceilings import ensure_ceilings
-from collector.run.plan import Machine, Options, plan_runs, run_finished
-from collector.run.procs import process_group
-from collector.run.signals import raise_on_sigterm
+from collector.run.plan import Machine, Options, comma_list, plan_runs, run_finished
+from collector.run.procs import process_group, raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.sysinfo import NCCL_ENV
-from collector.run.system import describe_system, node_facts
+from collector.run.system import capture_systems, node_facts
 from collector.run.telemetry import Telemetry
 
 
 def parser() -> argparse.ArgumentParser:
-    """The node options: the subset of ``collector run`` a node needs (``--out`` required)."""
+    """The node options: the subset of ``collector run`` a node needs (``--out`` required),
+    each stored under its :class:`Options` field."""
     p = argparse.ArgumentParser(prog="python -m collector.run.node", description=__doc__)
     p.add_argument("--suite", default="v0.5")
-    p.add_argument("--benchmarks", default=None, help="comma-separated subset")
     p.add_argument("--scale", default="auto")
+    p.add_argument("--benchmarks", type=comma_list, help="comma-separated subset")
+    p.add_argument("--precision", dest="precisions", type=comma_list)
+    p.add_argument("--interconnect", dest="interconnects", type=comma_list, default=["default"])
+    p.add_argument("--out", type=lambda t: Path(t).resolve(), required=True)
+    p.add_argument("--data-root", type=Path)
     p.add_argument("--nodes", type=int, required=True)
-    p.add_argument("--gpus-per-node", type=int, required=True, help="processes on CPU")
-    p.add_argument("--precision", default=None, help="comma-separated precisions")
-    p.add_argument("--interconnect", default="default")
-    p.add_argument("--repeats", type=int, default=None)
-    p.add_argument("--data-root", type=Path, default=None)
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--gpus-per-node", dest="gpus", type=lambda t: [int(t)], required=True)
+    for flag in ("--repeats", "--steps", "--warmup"):
+        p.add_argument(flag, type=int)
+    p.add_argument("--batch-size", dest="batch", type=int)
     p.add_argument("--resume", action="store_true")
-    p.add_argument("--no-ceilings", action="store_true")
+    p.add_argument("--no-ceilings", dest="ceilings", action="store_false")
     return p
-
-
-def _split(text: str | None) -> list[str] | None:
-    items = [t.strip() for t in (text or "").split(",") if t.strip()]
-    return items or None
 
 
 def options(argv: list[str] | None = None) -> Options:
     """Parse node arguments into :class:`Options` (one interconnect: NCCL reads it at start)."""
-    a = parser().parse_args(argv)
-    interconnects = _split(a.interconnect) or ["default"]
-    if len(interconnects) != 1:
+    opts = Options(**vars(parser().parse_args(argv)), ingest=False, launcher="torchrun")
+    if len(opts.interconnects or []) != 1:
         raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
-    return Options(
-        suite=a.suite,
-        benchmarks=_split(a.benchmarks),
-        scale=a.scale,
-        gpus=[a.gpus_per_node],
-        precisions=_split(a.precision),
-        interconnects=interconnects,
-        repeats=a.repeats,
-        data_root=a.data_root,
-        out=a.out.resolve(),
-        resume=a.resume,
-        ingest=False,
-        ceilings=not a.no_ceilings,
-        nodes=a.nodes,
-        launcher="torchrun",
-    )
+    return opts
 
 
 def _env_int(name: str) -> int:
@@ -87,23 +67,6 @@ def _env_int(name: str) -> int:
         return int(os.environ[name])
     except (KeyError, ValueError) as exc:
         raise RunError(f"{name} is not set: start this module through torchrun") from exc
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
-def _capture(specs: list[RunSpec], out: Path, nodes: list[dict[str, Any]], ceilings: bool) -> None:
-    """Rank 0: each configuration's description (all nodes) and, if asked, its ceilings."""
-    for config in dict.fromkeys(s.config for s in specs):
-        s = next(x for x in specs if x.config == config)
-        desc = describe_system(s.config, s.org, s.workers, s.precision, s.interconnect, nodes)
-        _write_json(out / "systems" / f"{config}.json", desc)
-        if ceilings:
-            ensure_ceilings(out / "systems" / f"{config}.ceilings.json", s.accelerators)
 
 
 def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
@@ -133,7 +96,7 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
         specs = plan_runs(opts, machine)
         out = opts.out or Path.cwd()
         if rank == 0:
-            _capture(specs, out, nodes, opts.ceilings)
+            capture_systems(specs, out, opts.ceilings, nodes)
         for k, spec in enumerate(specs, 1):
             done = [run_finished(spec.log_path) if opts.resume and rank == 0 else None]
             dist.broadcast_object_list(done, 0)
@@ -141,16 +104,15 @@ def run_node(opts: Options) -> list[tuple[RunSpec, str]]:
                 results.append((spec, f"skipped-{done[0]}"))
                 continue
             t0 = time.perf_counter()
+            gpu_ids = list(range(spec.accelerators))
+            with Telemetry(spec.telemetry_path, gpu_ids) if rank == 0 else contextlib.nullcontext():
+                status = engine.train(spec, rank, world, device)
             if rank == 0:
-                with Telemetry(spec.telemetry_path, list(range(spec.accelerators))):
-                    status = engine.train(spec, rank, world, device)
                 print(
                     f"[{k}/{len(specs)}] {spec.config} {spec.benchmark} run {spec.repeat}: "
                     f"{status} ({time.perf_counter() - t0:.1f} s)",
                     flush=True,
                 )
-            else:
-                status = engine.train(spec, rank, world, device)
             results.append((spec, status))
         dist.barrier()
     return results

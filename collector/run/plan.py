@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 from dataclasses import dataclass, field
@@ -24,8 +25,6 @@ from collector.run.sysinfo import (
     visible_gpus,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
 
 @dataclass(frozen=True)
 class Machine:
@@ -40,10 +39,8 @@ class Machine:
     def detect(cls) -> Machine:
         """Probe this host (GPUs through NVML, as ``CUDA_VISIBLE_DEVICES`` shows them)."""
         names = tuple(g["name"] for g in visible_gpus())
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:
-            cores = os.cpu_count() or 1
+        affinity = getattr(os, "sched_getaffinity", None)  # Linux
+        cores = len(affinity(0)) if affinity else os.cpu_count() or 1
         return cls(hostname(), cpu_model(), cores, names)
 
 
@@ -74,6 +71,12 @@ class Options:
     steps: int | None = None  # steps per timed window
     warmup: int | None = None  # untimed steps
     batch: int | None = None  # samples per accelerator
+
+
+def comma_list(text: str | None) -> list[str] | None:
+    """The items of a comma-separated option (None when it names none)."""
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    return items or None
 
 
 def framework() -> str:
@@ -149,84 +152,73 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     accel = machine.gpu_names[0] if on_gpu else machine.cpu
     short = accel_short(accel) if on_gpu else "cpu"
     specs = []
-    for g in opts.gpus:
-        for prec in precisions:
-            for ic in opts.interconnects:
-                ic_name = ic if on_gpu else "none"
-                config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
-                env = NCCL_ENV[ic_name] if on_gpu else {}
-                for bench in names:
-                    b = suite.benchmarks[bench]
-                    s = b.scales[scale]
-                    params = s.params
-                    if opts.batch:
-                        params = {**params, "batch_size": opts.batch}
-                    n = opts.repeats or s.runs
-                    for i in range(n):
-                        specs.append(
-                            RunSpec(
-                                suite=suite.name,
-                                scale=scale,
-                                benchmark=bench,
-                                config=config,
-                                precision=prec,
-                                accelerator=accel,
-                                accelerators=g if on_gpu else 0,
-                                workers=g,
-                                interconnect=ic_name,
-                                quality_metric=b.quality_metric,
-                                repeat=i,
-                                repeats=n,
-                                seed=i + 1,
-                                target=s.target,
-                                max_epochs=s.max_epochs,
-                                eval_every=s.eval_every,
-                                params=params,
-                                log_path=out / "results" / config / bench / f"result_{i}.txt",
-                                org=machine.host,
-                                threads=threads_per_worker(machine.cores, g, on_gpu),
-                                data_root=opts.data_root,
-                                framework=framework(),
-                                env=env,
-                                nodes=opts.nodes,
-                                warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,
-                                window_steps=opts.steps or s.window_steps,
-                            )
-                        )
+    for g, prec, ic, bench in itertools.product(opts.gpus, precisions, opts.interconnects, names):
+        ic_name = ic if on_gpu else "none"
+        config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
+        b = suite.benchmarks[bench]
+        s = b.scales[scale]
+        params = {**s.params, "batch_size": opts.batch} if opts.batch else s.params
+        n = opts.repeats or s.runs
+        for i in range(n):
+            specs.append(
+                RunSpec(
+                    suite=suite.name,
+                    scale=scale,
+                    benchmark=bench,
+                    config=config,
+                    precision=prec,
+                    accelerator=accel,
+                    accelerators=g if on_gpu else 0,
+                    workers=g,
+                    interconnect=ic_name,
+                    quality_metric=b.quality_metric,
+                    repeat=i,
+                    repeats=n,
+                    seed=i + 1,
+                    target=s.target,
+                    max_epochs=s.max_epochs,
+                    eval_every=s.eval_every,
+                    params=params,
+                    log_path=out / "results" / config / bench / f"result_{i}.txt",
+                    org=machine.host,
+                    threads=threads_per_worker(machine.cores, g, on_gpu),
+                    data_root=opts.data_root,
+                    framework=framework(),
+                    env=NCCL_ENV[ic_name] if on_gpu else {},
+                    nodes=opts.nodes,
+                    warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,
+                    window_steps=opts.steps or s.window_steps,
+                )
+            )
     return specs
+
+
+def _records(log: Path) -> list[dict]:
+    """Each non-empty line of ``log`` as its MLLOG record, ``{}`` where it is not one."""
+    if not log.is_file():
+        return []
+    records: list[dict] = []
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        rec: object = {}
+        with contextlib.suppress(json.JSONDecodeError):
+            rec = json.loads(line[len(":::MLLOG ") :]) if line.startswith(":::MLLOG ") else {}
+        if line.strip():
+            records.append(rec if isinstance(rec, dict) else {})
+    return records
 
 
 def run_finished(log: Path) -> str | None:
     """The run_stop status if ``log`` ends with run_stop success or failed, else None."""
-    if not log.is_file():
-        return None
-    lines = [
-        ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()
-    ]
-    if not lines or not lines[-1].startswith(":::MLLOG "):
-        return None
-    try:
-        rec = json.loads(lines[-1][len(":::MLLOG ") :])
-    except json.JSONDecodeError:
-        return None
-    status = (rec.get("metadata") or {}).get("status")
-    if rec.get("key") == "run_stop" and status in ("success", "failed"):
-        return status
-    return None
+    last = (_records(log) or [{}])[-1]
+    status = (last.get("metadata") or {}).get("status")
+    return status if last.get("key") == "run_stop" and status in ("success", "failed") else None
 
 
 def last_eval_epoch(log: Path) -> int | None:
     """The ``epoch_num`` of the last ``eval_accuracy`` in ``log`` (None without one)."""
-    if not log.is_file():
-        return None
-    epoch = None
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        if '"eval_accuracy"' not in line or not line.startswith(":::MLLOG "):
-            continue
-        with contextlib.suppress(json.JSONDecodeError, AttributeError):
-            found = (json.loads(line[len(":::MLLOG ") :]).get("metadata") or {}).get("epoch_num")
-            epoch = int(found) if found is not None else epoch
-    return epoch
+    evals = [r for r in _records(log) if r.get("key") == "eval_accuracy"]
+    epochs = [(r.get("metadata") or {}).get("epoch_num") for r in evals]
+    return next((int(e) for e in reversed(epochs) if e is not None), None)
 
 
 def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]:
@@ -240,10 +232,7 @@ def describe(specs: list[RunSpec], out: Path, resume: bool = False) -> list[str]
     """
     lines = []
     for k, s in enumerate(specs, 1):
-        try:
-            rel = s.log_path.relative_to(out)
-        except ValueError:
-            rel = s.log_path
+        rel = s.log_path.relative_to(out) if s.log_path.is_relative_to(out) else s.log_path
         line = (
             f"{k}/{len(specs)} {s.config} {s.benchmark} scale={s.scale} "
             f"repeat={s.repeat + 1}/{s.repeats} workers={s.workers} "

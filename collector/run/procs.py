@@ -1,5 +1,6 @@
-"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment and a
-process group that is gone before its process exits."""
+"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment, a
+process group that is gone before its process exits, and SIGTERM turned into
+KeyboardInterrupt (so a terminated run is logged as aborted)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ import contextlib
 import gc
 import os
 import random
+import signal
 import socket
+import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import torch.distributed as dist
+import torch.multiprocessing as mp
 
 LOWEST_PORT = 10000
 PORT_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
@@ -52,19 +57,26 @@ def ephemeral_ports_start() -> int:
         return 32768
 
 
-@contextlib.contextmanager
-def scoped_env(env: dict[str, str]) -> Iterator[None]:
-    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+def spawn(fn: Callable[..., None], nprocs: int, *args: Any) -> None:
+    """Run ``fn(rank, *args)`` in ``nprocs`` spawned processes until they end; on an interrupt,
+    terminate them (SIGTERM: a training worker logs run_stop aborted and exits) and re-raise."""
+    ctx = mp.start_processes(fn, args=args, nprocs=nprocs, join=False, start_method="spawn")
     try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        while not ctx.join(timeout=0.5):
+            pass
+    except BaseException:
+        for p in ctx.processes:
+            if p.is_alive():
+                p.terminate()
+        for p in ctx.processes:
+            p.join(timeout=30)
+        raise
+
+
+def scoped_env(env: dict[str, str]) -> contextlib.AbstractContextManager:
+    """Set ``env`` in ``os.environ`` for the block (spawned workers inherit it), then restore
+    the environment as it was."""
+    return mock.patch.dict(os.environ, env)
 
 
 @contextlib.contextmanager
@@ -97,3 +109,13 @@ def process_group(backend: str, **init: Any) -> Iterator[None]:
         gc.collect()
         with contextlib.suppress(Exception):
             dist.destroy_process_group()
+
+
+def _raise(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def raise_on_sigterm() -> None:
+    """Make SIGTERM raise KeyboardInterrupt in the main thread (as Ctrl-C does)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise)

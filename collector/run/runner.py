@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
-import json
-import os
 import statistics
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
-import torch.multiprocessing as mp
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from collector.run import engine
-from collector.run.ceilings import ensure_ceilings
 from collector.run.engine import THROUGHPUT_LABEL
 from collector.run.plan import (
     Machine,
     Options,
     default_out,
-    describe,
     ingest_results,
     last_eval_epoch,
     plan_runs,
     run_finished,
 )
-from collector.run.procs import free_port, scoped_env
-from collector.run.signals import raise_on_sigterm
+from collector.run.procs import free_port, raise_on_sigterm, scoped_env, spawn
 from collector.run.spec import RunSpec
 from collector.run.suite import Suite
-from collector.run.system import describe_system
+from collector.run.system import capture_systems
 from collector.run.telemetry import Telemetry
 
 
@@ -54,93 +46,35 @@ class SuiteResult:
 
     out: Path
     results: list[RunResult] = field(default_factory=list)
-    plan: list[str] = field(default_factory=list)
     interrupted: bool = False
-
-
-def _spawn(spec: RunSpec) -> str:
-    """Run ``spec`` on ``spec.workers`` spawned processes; terminate them on interrupt."""
-    ctx = mp.start_processes(
-        engine.worker,
-        args=(spec, spec.workers, free_port()),
-        nprocs=spec.workers,
-        join=False,
-        start_method="spawn",
-    )
-    try:
-        while not ctx.join(timeout=0.5):
-            pass
-    except BaseException:
-        for p in ctx.processes:
-            if p.is_alive():
-                p.terminate()  # SIGTERM: the worker logs run_stop aborted and exits
-        for p in ctx.processes:
-            p.join(timeout=30)
-        raise
-    return run_finished(spec.log_path) or "aborted"
 
 
 def execute(spec: RunSpec, progress: engine.Progress | None = None) -> str:
     """Run one spec in this process (one worker) or across spawned workers; returns status."""
     gpu_ids = list(range(spec.accelerators))
     with scoped_env(spec.env), Telemetry(spec.telemetry_path, gpu_ids):
-        if spec.workers == 1:
-            device = torch.device("cuda", 0) if spec.accelerators else torch.device("cpu")
-            with _released(device):
-                return engine.train(spec, 0, 1, device, progress)
-        return _spawn(spec)
+        if spec.workers > 1:
+            spawn(engine.worker, spec.workers, spec, spec.workers, free_port())
+            return run_finished(spec.log_path) or "aborted"
+        device = torch.device("cuda", 0) if spec.accelerators else torch.device("cpu")
+        _release(device)
+        try:
+            return engine.train(spec, 0, 1, device, progress)
+        finally:
+            _release(device)
 
 
-@contextlib.contextmanager
-def _released(device: torch.device) -> Iterator[None]:
+def _release(device: torch.device) -> None:
     """Free what earlier in-process runs left before a run starts, and what it leaves when it
     ends. A run's workload can sit in a reference cycle until the cycle collector happens to
     run: torch.fx keeps the frame that first imports torch._dynamo, and with it the frames of
     the run whose optimizer triggered that import, its model and its data. The next run needs
     that memory at once: on an 80 GB GPU a second ResNet-50 `small` run did not fit beside
     the first one's 25 GiB of images."""
-    _collect(device)
-    try:
-        yield
-    finally:
-        _collect(device)
-
-
-def _collect(device: torch.device) -> None:
     gc.collect()
     if device.type == "cuda":
         # blocks cut to the last run's sizes would not hold the next run's large tensors
         torch.cuda.empty_cache()
-
-
-def _capture_systems(specs: list[RunSpec], out: Path, ceilings: bool, console: Console) -> None:
-    """Write each configuration's system JSON and ceilings (measured once per GPU count)."""
-    seen: set[str] = set()
-    measured: dict[int, dict] = {}
-    sysdir = out / "systems"
-    sysdir.mkdir(parents=True, exist_ok=True)
-    for s in specs:
-        if s.config in seen:
-            continue
-        seen.add(s.config)
-        desc = describe_system(s.config, s.org, s.workers, s.precision, s.interconnect)
-        _write_atomic(sysdir / f"{s.config}.json", json.dumps(desc, indent=2) + "\n")
-        if not ceilings:
-            continue
-        path = sysdir / f"{s.config}.ceilings.json"
-        if s.accelerators in measured and not path.exists():
-            _write_atomic(path, json.dumps(measured[s.accelerators], indent=2) + "\n")
-            continue
-        if not path.exists():
-            console.print(f"measuring ceilings for {s.config} (once per system)")
-        measured[s.accelerators] = ensure_ceilings(path, s.accelerators)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` whole: runs of other GPUs may write the same description at once."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def run_suite(
@@ -155,11 +89,11 @@ def run_suite(
     machine = machine or Machine.detect()
     specs = plan_runs(opts, machine, suite)
     out = opts.out or default_out(machine)
-    result = SuiteResult(out=out, plan=describe(specs, out, opts.resume))
+    result = SuiteResult(out=out)
     if opts.dry_run:
         return result
     raise_on_sigterm()
-    _capture_systems(specs, out, opts.ceilings, console)
+    capture_systems(specs, out, opts.ceilings, console=console)
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,24 +71,8 @@ class RunSpec:
 
     def collector_run(self) -> dict[str, Any]:
         """The value of the ``collector_run`` event."""
-        return {
-            "suite": self.suite,
-            "scale": self.scale,
-            "benchmark": self.benchmark,
-            "config": self.config,
-            "precision": self.precision,
-            "accelerator": self.accelerator,
-            "accelerators": self.total_accelerators,
-            "nodes": self.nodes,
-            "interconnect": self.interconnect,
-            "quality_metric": self.quality_metric,
-            "repeat": self.repeat,
-            "framework": self.framework,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly copy (paths as strings)."""
-        d = asdict(self)
-        d["log_path"] = str(self.log_path)
-        d["data_root"] = str(self.data_root) if self.data_root else None
-        return d
+        keys = ("suite", "scale", "benchmark", "config", "precision", "accelerator")
+        value = {k: getattr(self, k) for k in keys}
+        value |= {"accelerators": self.total_accelerators, "nodes": self.nodes}
+        keys = ("interconnect", "quality_metric", "repeat", "framework")
+        return value | {k: getattr(self, k) for k in keys}

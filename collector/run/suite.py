@@ -38,7 +38,6 @@ class BenchmarkSpec:
     """One benchmark of a suite."""
 
     name: str
-    model: str
     quality_metric: str
     scales: dict[str, ScaleSpec]
 
@@ -81,9 +80,8 @@ def parse_suite(data: Any, path: Path) -> Suite:
         specs = {}
         for scale in SCALES:
             specs[scale] = _scale(b, scale, _need(runs, scale, int, f"{w}.runs"), f"{w}.{scale}")
-        benches[bname] = BenchmarkSpec(
-            bname, str(_need(b, "model", str, w)), _need(b, "quality_metric", str, w), specs
-        )
+        _need(b, "model", str, w)
+        benches[bname] = BenchmarkSpec(bname, _need(b, "quality_metric", str, w), specs)
     return Suite(name, benches, path)
 
 

@@ -4,7 +4,6 @@ host CPU utilisation."""
 from __future__ import annotations
 
 import csv
-import os
 import threading
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from types import TracebackType
 import psutil
 
 from collector.ingest.telemetry import COLUMNS
+from collector.run.sysinfo import nvml, visible_gpus
 
 
 class Telemetry:
@@ -30,19 +30,13 @@ class Telemetry:
         self.gpu_indices = gpu_indices
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="telemetry", daemon=True)
-        self._handles: list = []
-        self._nv = None
-        if gpu_indices:
-            try:
-                import pynvml
-
-                pynvml.nvmlInit()
-                self._nv = pynvml
-                self._handles = [
-                    pynvml.nvmlDeviceGetHandleByIndex(i) for i in nvml_indices(gpu_indices)
-                ]
-            except Exception:
-                self._nv = None
+        # NVML numbers every GPU of the host, CUDA only those in CUDA_VISIBLE_DEVICES
+        self._nv = nvml() if gpu_indices else None
+        try:
+            nvml_ids = [visible_gpus()[i]["index"] for i in gpu_indices] if self._nv else []
+            self._handles = [self._nv.nvmlDeviceGetHandleByIndex(i) for i in nvml_ids]
+        except Exception:  # a GPU that NVML does not show: sample the CPU only
+            self._nv, self._handles = None, []
 
     def __enter__(self) -> Telemetry:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,14 +79,3 @@ class Telemetry:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             self.sample()
-
-
-def nvml_indices(cuda_indices: list[int]) -> list[int]:
-    """NVML numbers every GPU of the host; CUDA only those in CUDA_VISIBLE_DEVICES."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
-    if not visible:
-        return cuda_indices
-    ids = [v.strip() for v in visible.split(",")]
-    if not all(v.isdigit() for v in ids):
-        return cuda_indices  # UUIDs or MIG names: NVML order is the best guess
-    return [int(ids[i]) for i in cuda_indices if i < len(ids)]

@@ -8,7 +8,7 @@ dependency runs one way: ``workloads -> data -> types``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Sized
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,7 +40,6 @@ class RunContext:
     seed: int = 0
     data_root: Path | None = None
     channels_last: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
@@ -49,9 +48,7 @@ def generator(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
     Synthetic data sets are drawn from a generator on the run's device, so a data set is the same
     for every run on one kind of device (and large sets are not built on the host).
     """
-    g = torch.Generator(device=device)
-    g.manual_seed(int(seed))
-    return g
+    return torch.Generator(device=device).manual_seed(int(seed))
 
 
 def pad_batch(seqs: Sequence[Sequence[int]], length: int) -> torch.Tensor:
@@ -66,6 +63,15 @@ def to_tensor(img: Any) -> torch.Tensor:
     """A PIL RGB image as a normalised float tensor ``[3, H, W]``."""
     arr = torch.from_numpy(np.asarray(img, dtype=np.uint8).copy()).permute(2, 0, 1).float() / 255
     return (arr - MEAN) / STD
+
+
+def on_device(batch: Sequence[torch.Tensor], ctx: RunContext) -> Batch:
+    """``batch`` on the run's device; images (a 4-d first tensor) channels-last where the run
+    uses that layout (gathering rows returns NCHW: converted once here, not in every conv)."""
+    out = tuple(t.to(ctx.device, non_blocking=True) for t in batch)
+    if ctx.channels_last and out[0].dim() == 4:
+        out = (out[0].contiguous(memory_format=torch.channels_last), *out[1:])
+    return out
 
 
 class Loaders:
@@ -97,24 +103,16 @@ class Loaders:
         self._eval = DataLoader(
             evals, batch_size=max(1, global_batch // ctx.world), num_workers=workers, pin_memory=pin
         )
-        self.n_train, self.n_eval = len(cast(Sized, train)), len(cast(Sized, evals))
+        self.n_eval = len(cast(Sized, evals))
 
     def set_epoch(self, epoch: int) -> None:
         """Reshuffle for ``epoch``."""
         self.sampler.set_epoch(epoch)
 
-    def _to_device(self, batch: Any) -> Batch:
-        out = tuple(t.to(self.ctx.device, non_blocking=True) for t in batch)
-        if self.ctx.channels_last and out[0].dim() == 4:
-            out = (out[0].contiguous(memory_format=torch.channels_last), *out[1:])
-        return out
-
     def train(self) -> Iterator[Batch]:
         """This rank's training batches."""
-        for b in self._train:
-            yield self._to_device(b)
+        return (on_device(b, self.ctx) for b in self._train)
 
     def eval(self) -> Iterator[Batch]:
         """All evaluation batches (rank 0 evaluates the whole set)."""
-        for b in self._eval:
-            yield self._to_device(b)
+        return (on_device(b, self.ctx) for b in self._eval)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import torch
 from PIL import Image, ImageDraw
 from torch.utils.data import Dataset
@@ -55,12 +56,7 @@ class CocoDetection(Dataset):
                     pts = [(poly[j] * sx, poly[j + 1] * sy) for j in range(0, len(poly) - 1, 2)]
                     if len(pts) >= 3:
                         ImageDraw.Draw(canvas).polygon(pts, fill=1)
-                masks[k] = (
-                    torch.frombuffer(bytearray(canvas.tobytes()), dtype=torch.uint8).view(
-                        self.size, self.size
-                    )
-                    > 0
-                )
+                masks[k] = torch.from_numpy(np.array(canvas)) > 0
         out = (to_tensor(img), boxes, labels)
         return (*out, masks) if self.masks else out
 

@@ -34,37 +34,32 @@ def parse_sgf(text: str) -> tuple[int, str, list[tuple[int, int | None]]]:
     return size, res_m.group(1) if res_m else "", moves
 
 
+def _neighbours(p: int, size: int) -> list[int]:
+    y, x = divmod(p, size)
+    near = ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1))
+    return [ny * size + nx for ny, nx in near if 0 <= ny < size and 0 <= nx < size]
+
+
 def _group(board: list[int], p: int, size: int) -> tuple[set[int], bool]:
     colour, stack, seen, free = board[p], [p], {p}, False
     while stack:
-        q = stack.pop()
-        y, x = divmod(q, size)
-        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-            if 0 <= ny < size and 0 <= nx < size:
-                n = ny * size + nx
-                if board[n] == 0:
-                    free = True
-                elif board[n] == colour and n not in seen:
-                    seen.add(n)
-                    stack.append(n)
+        for n in _neighbours(stack.pop(), size):
+            if board[n] == 0:
+                free = True
+            elif board[n] == colour and n not in seen:
+                seen.add(n)
+                stack.append(n)
     return seen, free
 
 
 def play(board: list[int], p: int, colour: int, size: int) -> None:
     """Place a stone and remove captured opponent groups (then the mover's, if suicide)."""
     board[p] = colour
-    y, x = divmod(p, size)
-    for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-        n = ny * size + nx
-        if 0 <= ny < size and 0 <= nx < size and board[n] == -colour:
-            stones, free = _group(board, n, size)
-            if not free:
-                for s in stones:
-                    board[s] = 0
-    stones, free = _group(board, p, size)
-    if not free:
-        for s in stones:
-            board[s] = 0
+    for q in [*(n for n in _neighbours(p, size) if board[n] == -colour), p]:
+        stones, free = _group(board, q, size)
+        if not free and board[q] != 0:
+            for s in stones:
+                board[s] = 0
 
 
 def load_games(root: Path, size: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -81,12 +81,7 @@ class ResNetTrunk(nn.Module):
         in_ch: int = 3,
     ) -> None:
         super().__init__()
-        self.stem = nn.Sequential(
-            nn.Conv2d(in_ch, width, 7, 2, 3, bias=False),
-            nn.BatchNorm2d(width),
-            nn.ReLU(inplace=True),
-            nn.MaxPool2d(3, 2, 1),
-        )
+        self.stem = nn.Sequential(conv_bn(in_ch, width, 7, 2), nn.MaxPool2d(3, 2, 1))
         cin = width
         self.stages = nn.ModuleList()
         self.channels: list[int] = []

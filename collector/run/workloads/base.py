@@ -7,7 +7,6 @@ precision, the optimizer step, logging and the stop rule.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from collector.run.types import Batch, RunContext, generator
+from collector.run.types import Batch, RunContext, generator, on_device
 
 
 class TensorShards:
@@ -32,7 +31,6 @@ class TensorShards:
         global_batch: int,
         ctx: RunContext,
         shuffle_seed: int,
-        drop_last: bool = True,
     ) -> None:
         n = tensors[0].shape[0]
         if any(t.shape[0] != n for t in tensors):
@@ -45,13 +43,10 @@ class TensorShards:
         self.local_batch = self.global_batch // ctx.world
         self.ctx = ctx
         self.shuffle_seed = shuffle_seed
-        self.drop_last = drop_last
 
     def steps_per_epoch(self) -> int:
-        """Optimizer steps in one pass over the data."""
-        if self.drop_last:
-            return self.n // self.global_batch
-        return math.ceil(self.n / self.global_batch)
+        """Optimizer steps in one pass over the data (the last partial batch dropped)."""
+        return self.n // self.global_batch
 
     def epoch(self, epoch: int) -> Iterator[Batch]:
         """This rank's batches for ``epoch`` (1-based)."""
@@ -62,18 +57,7 @@ class TensorShards:
             idx = perm[s * self.global_batch : (s + 1) * self.global_batch][lo:hi]
             if idx.numel() == 0:
                 continue
-            batch = tuple(t[idx] for t in self.tensors)
-            if self.ctx.channels_last and batch[0].dim() == 4:
-                # gathering rows returns NCHW; convert once here rather than in every conv
-                batch = (batch[0].contiguous(memory_format=torch.channels_last), *batch[1:])
-            yield batch
-
-
-def batched(tensors: Sequence[torch.Tensor], size: int) -> Iterator[Batch]:
-    """Consecutive, unshuffled batches (for evaluation)."""
-    n = tensors[0].shape[0]
-    for i in range(0, n, size):
-        yield tuple(t[i : i + size] for t in tensors)
+            yield on_device([t[idx] for t in self.tensors], self.ctx)
 
 
 class Workload(ABC):
@@ -87,6 +71,13 @@ class Workload(ABC):
     name: str = ""
     #: whether the model is convolutional (then channels_last helps on GPUs)
     convolutional: bool = False
+    #: the training data: in-memory shards, or a real data set's loaders at ``full``
+    shards: TensorShards | None = None
+    loaders: Any = None
+    #: the held-out tensors of the synthetic data, and how many samples an eval batch holds
+    eval_set: Sequence[torch.Tensor] = ()
+    n_eval: int = 0
+    eval_batch: int = 512
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         self.params = params
@@ -115,25 +106,58 @@ class Workload(ABC):
             return self.global_batch_size, 1
         return int(self.params["train_samples"]), int(self.params["eval_samples"])
 
+    def hold_out(self, tensors: Sequence[torch.Tensor], n_eval: int) -> None:
+        """Evaluate on the last ``n_eval`` samples of ``tensors`` (moved to the device); train
+        on the others, shuffled and sharded by rank."""
+        n = tensors[0].shape[0] - n_eval
+        self.eval_set = [t[n:].to(self.ctx.device) for t in tensors]
+        self.n_eval = n_eval
+        train = [t[:n] for t in tensors]
+        self.shards = TensorShards(train, self.global_batch_size, self.ctx, self.ctx.seed)
+
     @abstractmethod
     def build_model(self) -> nn.Module:
         """The model, on CPU, initialised from the current torch seed."""
 
-    @abstractmethod
     def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """This rank's training batches for ``epoch`` (1-based), already on the device."""
+        """This rank's training batches for ``epoch`` (1-based), already on the device: the
+        synthetic shards, or the data set's training loader."""
+        if self.shards is not None:
+            yield from self.shards.epoch(epoch)
+            return
+        self.loaders.set_epoch(epoch)
+        yield from self.loaders.train()
+
+    def eval_batches(self) -> Iterator[Batch]:
+        """The held-out batches: consecutive slices of ``eval_set``, or the eval loader."""
+        if self.loaders is not None:
+            yield from self.loaders.eval()
+            return
+        n = self.eval_set[0].shape[0]
+        for i in range(0, n, self.eval_batch):
+            yield tuple(t[i : i + self.eval_batch] for t in self.eval_set)
 
     @abstractmethod
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """The scalar training loss for one batch."""
 
     @abstractmethod
+    def quality(self, model: nn.Module) -> float:
+        """The quality metric of ``model`` (in eval mode, without gradients) on the held-out
+        set."""
+
     def evaluate(self, model: nn.Module) -> float:
         """The quality metric on the held-out set; called on rank 0 with the unwrapped model."""
+        model.eval()
+        try:
+            with torch.no_grad():
+                return float(self.quality(model))
+        finally:
+            model.train()
 
     def eval_size(self) -> int:
-        """Number of held-out samples evaluated (``eval_samples``)."""
-        return int(getattr(self, "n_eval", self.params.get("eval_samples", 0)))
+        """Number of held-out samples evaluated."""
+        return self.n_eval if self.loaders is None else int(self.loaders.n_eval)
 
     def target_reached(self, quality: float, target: float) -> bool:
         """Whether ``quality`` meets the run's target (a workload may add conditions)."""
@@ -165,14 +189,12 @@ class Workload(ABC):
             spec["lr"] = float(spec["lr"]) * self.ctx.world
             if max_lr is not None:
                 spec["lr"] = min(spec["lr"], float(max_lr))
+        optimizers = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+        if name not in optimizers:
+            raise ValueError(f"unknown optimizer {name!r}")
         if name == "sgd":
             spec.setdefault("momentum", 0.9)
-            return torch.optim.SGD(model.parameters(), **spec)
-        if name == "adam":
-            return torch.optim.Adam(model.parameters(), **spec)
-        if name == "adamw":
-            return torch.optim.AdamW(model.parameters(), **spec)
-        raise ValueError(f"unknown optimizer {name!r}")
+        return optimizers[name](model.parameters(), **spec)
 
     def lr_factor(self, step: int) -> float:
         """Multiplier on the base learning rate at optimizer ``step`` (linear warm-up)."""
@@ -187,19 +209,3 @@ class Workload(ABC):
         if not path.exists():
             raise FileNotFoundError(f"{self.name}: expected {path}")
         return path
-
-
-class DatasetWorkload(Workload):
-    """A workload that trains on in-memory shards at the proxy scales and on a real data set's
-    loaders at ``full``: subclasses set ``shards`` (None at ``full``) and ``loaders``."""
-
-    shards: TensorShards | None = None
-    loaders: Any = None
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Synthetic shards, or the data set's training loader."""
-        if self.shards is not None:
-            yield from self.shards.epoch(epoch)
-            return
-        self.loaders.set_epoch(epoch)
-        yield from self.loaders.train()

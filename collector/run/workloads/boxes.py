@@ -32,15 +32,8 @@ def encode(gt: torch.Tensor, anchors: torch.Tensor, w: Sequence[float]) -> torch
     ax, ay = anchors[:, 0] + 0.5 * aw, anchors[:, 1] + 0.5 * ah
     gw, gh = (gt[:, 2] - gt[:, 0]).clamp(min=1e-3), (gt[:, 3] - gt[:, 1]).clamp(min=1e-3)
     gx, gy = gt[:, 0] + 0.5 * gw, gt[:, 1] + 0.5 * gh
-    return torch.stack(
-        [
-            w[0] * (gx - ax) / aw,
-            w[1] * (gy - ay) / ah,
-            w[2] * torch.log(gw / aw),
-            w[3] * torch.log(gh / ah),
-        ],
-        1,
-    )
+    d = [(gx - ax) / aw, (gy - ay) / ah, torch.log(gw / aw), torch.log(gh / ah)]
+    return torch.stack([wi * di for wi, di in zip(w, d, strict=True)], 1)
 
 
 def decode(deltas: torch.Tensor, anchors: torch.Tensor, w: Sequence[float]) -> torch.Tensor:
@@ -53,6 +46,16 @@ def decode(deltas: torch.Tensor, anchors: torch.Tensor, w: Sequence[float]) -> t
     cx, cy = ax + dx * aw, ay + dy * ah
     pw, ph = aw * torch.exp(dw), ah * torch.exp(dh)
     return torch.stack([cx - 0.5 * pw, cy - 0.5 * ph, cx + 0.5 * pw, cy + 0.5 * ph], 1)
+
+
+def detections(
+    boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor, iou: float, max_det: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The ``max_det`` best (scores, labels, boxes) of those scoring over 0.05, after NMS at
+    ``iou`` per class."""
+    keep = (scores > 0.05).nonzero().squeeze(1)
+    k = keep[batched_nms(boxes[keep], scores[keep], labels[keep], iou)[:max_det]]
+    return scores[k], labels[k], boxes[k]
 
 
 def nms(boxes: torch.Tensor, scores: torch.Tensor, thresh: float) -> torch.Tensor:
@@ -187,3 +190,14 @@ def average_precision(
 
 
 COCO_THRESHOLDS = [0.5 + 0.05 * i for i in range(10)]
+
+
+def grid_boxes(h: int, w: int, step: tuple[float, float], wh: torch.Tensor) -> torch.Tensor:
+    """Boxes ``[h * w * A, 4]`` centred on the cells of an ``h`` x ``w`` grid whose cells
+    measure ``step`` (height, width), one of each size ``wh [A, 2]``; row by row, sizes
+    innermost (the order of a detection head's outputs)."""
+    ys = (torch.arange(h, device=wh.device) + 0.5) * step[0]
+    xs = (torch.arange(w, device=wh.device) + 0.5) * step[1]
+    ys, xs = torch.meshgrid(ys, xs, indexing="ij")
+    centres = torch.stack([xs, ys], -1).reshape(-1, 1, 2)
+    return torch.cat([centres - wh / 2, centres + wh / 2], -1).reshape(-1, 4)

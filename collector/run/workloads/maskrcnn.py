@@ -17,13 +17,14 @@ from torch import Tensor, nn
 
 from collector.run.types import Batch, RunContext
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import batched
 from collector.run.workloads.boxes import (
     average_precision,
     batched_nms,
     box_iou,
     decode,
+    detections,
     encode,
+    grid_boxes,
     roi_align,
 )
 from collector.run.workloads.scenes import SceneWorkload
@@ -103,25 +104,8 @@ class MaskRCNN(nn.Module):
         for f, size in zip(feats, self.p["anchor_sizes"], strict=True):
             h, w = f.shape[-2:]
             stride = image_width / w
-            ys, xs = torch.meshgrid(
-                (torch.arange(h, device=f.device) + 0.5) * stride,
-                (torch.arange(w, device=f.device) + 0.5) * stride,
-                indexing="ij",
-            )
-            c = torch.stack([xs, ys, xs, ys], -1).reshape(-1, 1, 4)
-            half = torch.tensor(
-                [
-                    [
-                        -size * math.sqrt(1 / r) / 2,
-                        -size * math.sqrt(r) / 2,
-                        size * math.sqrt(1 / r) / 2,
-                        size * math.sqrt(r) / 2,
-                    ]
-                    for r in self.ratios
-                ],
-                device=f.device,
-            )
-            out.append((c + half[None]).reshape(-1, 4))
+            sizes = [[size * math.sqrt(1 / r), size * math.sqrt(r)] for r in self.ratios]
+            out.append(grid_boxes(h, w, (stride, stride), torch.tensor(sizes, device=f.device)))
         return out
 
     def rpn(self, feats: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
@@ -205,12 +189,10 @@ def _rpn_loss(
     cls_l, box_l = [], []
     for i in range(obj.shape[0]):
         gt = gt_boxes[i][gt_labels[i] >= 0]
-        lab = torch.zeros(anc.shape[0], device=obj.device)
-        if gt.numel():
-            iou = box_iou(anc, gt)
-            best, arg = iou.max(1)
-            lab = torch.where(best >= 0.7, 1.0, torch.where(best < 0.3, 0.0, -1.0))
-            lab[iou.argmax(0)] = 1.0
+        iou = box_iou(anc, gt)
+        best, arg = iou.max(1)
+        lab = torch.where(best >= 0.7, 1.0, torch.where(best < 0.3, 0.0, -1.0))
+        lab[iou.argmax(0)] = 1.0
         idx = _sample(lab, int(model.p["rpn_batch"]), 0.5)
         cls_l.append(
             F.binary_cross_entropy_with_logits(obj[i, idx].float(), lab[idx], reduction="sum")
@@ -227,14 +209,6 @@ def _rpn_loss(
     return torch.stack(cls_l).mean() + (torch.stack(box_l).mean() if box_l else obj.sum() * 0)
 
 
-def maskrcnn_loss(
-    model: nn.Module, x: Tensor, gt_boxes: Tensor, gt_labels: Tensor, gt_masks: Tensor
-) -> Tensor:
-    """RPN, box-head and mask-head losses for one batch (targets padded with label -1), through
-    ``model``'s forward: a :class:`MaskRCNN` or a wrapper of one."""
-    return model(x, (gt_boxes, gt_labels, gt_masks))
-
-
 def _training_loss(
     model: MaskRCNN,
     x: Tensor,
@@ -243,7 +217,8 @@ def _training_loss(
     gt_labels: Tensor,
     gt_masks: Tensor,
 ) -> Tensor:
-    """The losses of :func:`maskrcnn_loss` from the backbone and RPN ``outputs``."""
+    """RPN, box-head and mask-head losses for one batch (targets padded with label -1; every
+    image holds at least one object), from the backbone and RPN ``outputs``."""
     size = x.shape[-1]
     feats, objs, deltas, anchors = outputs
     loss = _rpn_loss(model, objs, deltas, anchors, gt_boxes, gt_labels)
@@ -253,24 +228,18 @@ def _training_loss(
         valid = gt_labels[i] >= 0
         gt, gl, gm = gt_boxes[i][valid], gt_labels[i][valid], gt_masks[i][valid]
         cand = torch.cat([pr, gt])
-        if gt.numel() == 0:
-            lab = torch.zeros(cand.shape[0], device=x.device)
-            arg = torch.zeros(cand.shape[0], dtype=torch.long, device=x.device)
-        else:
-            best, arg = box_iou(cand, gt).max(1)
-            lab = (best >= 0.5).float()
+        best, arg = box_iou(cand, gt).max(1)
+        lab = (best >= 0.5).float()
         idx = _sample(lab, int(model.p["roi_batch"]), 0.25)
         cand, lab, arg = cand[idx], lab[idx], arg[idx]
         rois.append(torch.cat([torch.full_like(cand[:, :1], i), cand], 1))
-        if gt.numel():
-            labels.append(torch.where(lab == 1, gl[arg] + 1, 0))
-            tgts.append(encode(gt[arg], cand, BOX_W))
-            pos = lab == 1
-            mask_tgts.append(crop_resize(gm[arg[pos]].float(), cand[pos], 28))
-        else:
-            labels.append(torch.zeros_like(lab, dtype=torch.long))
-            tgts.append(torch.zeros_like(cand))
-            mask_tgts.append(x.new_zeros(0, 28, 28))
+        labels.append(torch.where(lab == 1, gl[arg] + 1, 0))
+        tgts.append(encode(gt[arg], cand, BOX_W))
+        pos = lab == 1
+        # each object's mask, RoIAligned over its own box
+        own = torch.arange(int(pos.sum()), device=x.device)[:, None].to(cand.dtype)
+        masks = gm[arg[pos]].float()[:, None]
+        mask_tgts.append(roi_align(masks, torch.cat([own, cand[pos]], 1), 28, 1.0)[:, 0])
     rois_t, labels_t, tgts_t = torch.cat(rois), torch.cat(labels), torch.cat(tgts)
     h = model.box_fc(model.pool(feats, rois_t, 7, size))
     logits, reg = model.cls(h), model.reg(h).reshape(-1, model.num_classes + 1, 4)
@@ -286,22 +255,6 @@ def _training_loss(
         mt = torch.cat(mask_tgts)
         loss = loss + F.binary_cross_entropy_with_logits(mlog.float(), (mt >= 0.5).float())
     return loss
-
-
-def crop_resize(
-    masks: torch.Tensor, boxes: torch.Tensor, out: int, sampling: int = 2
-) -> torch.Tensor:
-    """RoIAlign of each mask ``[K, H, W]`` over its own box ``[K, 4]`` -> ``[K, out, out]``."""
-    k, h, w = masks.shape
-    if k == 0:
-        return masks.new_zeros(0, out, out)
-    n = out * sampling
-    steps = (torch.arange(n, device=masks.device, dtype=masks.dtype) + 0.5) / n
-    gx = (boxes[:, :1] + steps[None] * (boxes[:, 2:3] - boxes[:, :1])) / w * 2 - 1
-    gy = (boxes[:, 1:2] + steps[None] * (boxes[:, 3:4] - boxes[:, 1:2])) / h * 2 - 1
-    grid = torch.stack(torch.broadcast_tensors(gx[:, None, :], gy[:, :, None]), -1)
-    res = F.grid_sample(masks[:, None], grid, padding_mode="border", align_corners=False)
-    return F.avg_pool2d(res, sampling)[:, 0]
 
 
 @torch.no_grad()
@@ -324,10 +277,7 @@ def infer(
         lab = torch.arange(c, device=x.device).repeat(sel.numel())
         base = rois[sel, 1:].repeat_interleave(c, 0)
         bx = decode(reg[sel, 1:].reshape(-1, 4), base, BOX_W).clamp(0, size)
-        keep = sc > 0.05
-        sc, lab, bx = sc[keep], lab[keep], bx[keep]
-        k = batched_nms(bx, sc, lab, 0.5)[:max_det]
-        sc, lab, bx = sc[k], lab[k], bx[k]
+        sc, lab, bx = detections(bx, sc, lab, 0.5, max_det)
         m_rois = torch.cat([torch.full_like(bx[:, :1], i), bx], 1)
         ml = model.mask_head(model.pool(feats, m_rois, 14, size)).float()
         ml = ml[torch.arange(lab.numel(), device=x.device), lab].sigmoid()
@@ -361,6 +311,7 @@ class MaskRCNNWorkload(SceneWorkload):
     name = "maskrcnn"
     convolutional = True
     masks = True
+    eval_batch = 64
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
@@ -372,23 +323,21 @@ class MaskRCNNWorkload(SceneWorkload):
         return MaskRCNN(self.params, self.num_classes)
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        """Sum of RPN, box and mask losses."""
-        return maskrcnn_loss(model, *batch)
+        """Sum of RPN, box and mask losses, through ``model``'s forward (which a
+        DistributedDataParallel wrapper then sees as one)."""
+        x, boxes, labels, masks = batch
+        return model(x, (boxes, labels, masks))
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Box mAP; mask mAP is kept in :attr:`last_mask_ap` for the stop rule and the log."""
-        model.eval()
         dets, mdets, gts, mgts = [], [], [], []
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 64)
-        for x, boxes, labels, masks in batches:
+        for x, boxes, labels, masks in self.eval_batches():
             for sc, lab, bx, mk in infer(cast(MaskRCNN, model), x):
                 dets.append((sc, lab, bx))
                 mdets.append((sc, lab, mk))
             for b, lab, m in zip(boxes.cpu(), labels.cpu(), masks.cpu(), strict=True):
                 gts.append((lab[lab >= 0], b[lab >= 0]))
                 mgts.append((lab[lab >= 0], m[lab >= 0]))
-        model.train()
         box_ap = average_precision(dets, gts, self.num_classes, self.thresholds)
         self.last_mask_ap = average_precision(
             mdets, mgts, self.num_classes, self.thresholds, lambda _i, a, b: mask_iou(a, b)

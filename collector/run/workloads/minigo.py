@@ -11,7 +11,6 @@ Proxy scales: random legal positions; a fixed, seeded shallow teacher network ch
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -20,7 +19,8 @@ from torch import nn
 
 from collector.run.data.sgf import load_games
 from collector.run.types import PLANES, Batch, RunContext, generator
-from collector.run.workloads.base import TensorShards, Workload, batched
+from collector.run.workloads.backbones import conv_bn
+from collector.run.workloads.base import Workload
 
 
 class Residual(nn.Module):
@@ -28,15 +28,10 @@ class Residual(nn.Module):
 
     def __init__(self, c: int) -> None:
         super().__init__()
-        self.a, self.b = (
-            nn.Conv2d(c, c, 3, padding=1, bias=False),
-            nn.Conv2d(c, c, 3, padding=1, bias=False),
-        )
-        self.na, self.nb = nn.BatchNorm2d(c), nn.BatchNorm2d(c)
+        self.body = nn.Sequential(conv_bn(c, c, 3), conv_bn(c, c, 3, relu=False))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = F.relu(self.na(self.a(x)))
-        return F.relu(x + self.nb(self.b(y)))
+        return F.relu(x + self.body(x))
 
 
 class MiniGoNet(nn.Module):
@@ -45,13 +40,11 @@ class MiniGoNet(nn.Module):
     def __init__(self, board: int, filters: int, blocks: int, value_hidden: int = 256) -> None:
         super().__init__()
         self.board = board
-        self.stem = nn.Sequential(
-            nn.Conv2d(PLANES, filters, 3, padding=1, bias=False), nn.BatchNorm2d(filters), nn.ReLU()
-        )
+        self.stem = conv_bn(PLANES, filters, 3)
         self.tower = nn.Sequential(*(Residual(filters) for _ in range(blocks)))
-        self.pol = nn.Sequential(nn.Conv2d(filters, 2, 1, bias=False), nn.BatchNorm2d(2), nn.ReLU())
+        self.pol = conv_bn(filters, 2, 1)
         self.pol_fc = nn.Linear(2 * board * board, board * board + 1)
-        self.val = nn.Sequential(nn.Conv2d(filters, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU())
+        self.val = conv_bn(filters, 1, 1)
         self.val_fc = nn.Sequential(
             nn.Linear(board * board, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1), nn.Tanh()
         )
@@ -95,6 +88,7 @@ class MiniGoWorkload(Workload):
 
     name = "minigo"
     convolutional = True
+    eval_batch = 1024
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
@@ -106,12 +100,7 @@ class MiniGoWorkload(Workload):
         else:
             n_train, n_eval = self.synthetic_sizes()
             x, m, v = synthetic_positions(n_train + n_eval, self.board, self.data_seed, ctx.device)
-        n_tr = x.shape[0] - n_eval
-        self.eval_set = (x[n_tr:].to(ctx.device), m[n_tr:].to(ctx.device))
-        self.n_eval = n_eval
-        self.shards = TensorShards(
-            (x[:n_tr], m[:n_tr], v[:n_tr]), self.global_batch_size, ctx, ctx.seed
-        )
+        self.hold_out((x, m, v), n_eval)
 
     def build_model(self) -> nn.Module:
         """The policy/value network at the configured size."""
@@ -120,23 +109,16 @@ class MiniGoWorkload(Workload):
             self.board, int(p["filters"]), int(p["blocks"]), int(p.get("value_hidden", 256))
         )
 
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Shuffled, rank-sharded positions."""
-        yield from self.shards.epoch(epoch)
-
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Policy cross entropy plus value mean-squared error."""
         x, move, value = batch
         pol, val = model(x)
         return F.cross_entropy(pol.float(), move) + F.mse_loss(val.float(), value)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Fraction of held-out moves the policy ranks first."""
-        model.eval()
         hit = total = 0
-        for x, move in batched(self.eval_set, 1024):
+        for x, move, _ in self.eval_batches():
             hit += int((model(x)[0].argmax(1) == move).sum())
             total += int(move.numel())
-        model.train()
         return hit / max(total, 1)

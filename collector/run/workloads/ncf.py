@@ -62,16 +62,12 @@ def synthetic_interactions(
     return train, picks[:, per_user]
 
 
-def eval_candidates(
-    train: torch.Tensor, test: torch.Tensor, users: int, items: int, n_neg: int, seed: int
-) -> torch.Tensor:
-    """``[U, 1 + n_neg]`` item ids per user: the held-out item, then negatives never interacted."""
-    g = generator(seed)
-    seen = torch.zeros(users, items, dtype=torch.bool)
-    seen[train[:, 0], train[:, 1]] = True
-    seen[torch.arange(users), test] = True
-    w = (~seen).float()
-    negs = torch.multinomial(w, n_neg, replacement=False, generator=g)
+def eval_candidates(seen: torch.Tensor, test: torch.Tensor, n_neg: int, seed: int) -> torch.Tensor:
+    """``[U, 1 + n_neg]`` item ids per user: the held-out item, then negatives never
+    interacted (neither ``seen [U, I]`` in training nor held out)."""
+    seen = seen.clone()
+    seen[torch.arange(seen.shape[0]), test] = True
+    negs = torch.multinomial((~seen).float(), n_neg, replacement=False, generator=generator(seed))
     return torch.cat([test[:, None], negs], 1)
 
 
@@ -109,18 +105,11 @@ class NCFWorkload(Workload):
             self.train_pos, test = synthetic_interactions(
                 self.users, self.items, int(p["per_user"]), int(p["teacher_dim"]), self.data_seed
             )
-        cand = eval_candidates(
-            self.train_pos,
-            test,
-            self.users,
-            self.items,
-            int(p["eval_negatives"]),
-            self.data_seed + 1,
-        )
-        self.candidates = cand.to(ctx.device)
-        self.n_eval = self.users
         self.seen = torch.zeros(self.users, self.items, dtype=torch.bool)
         self.seen[self.train_pos[:, 0], self.train_pos[:, 1]] = True
+        cand = eval_candidates(self.seen, test, int(p["eval_negatives"]), self.data_seed + 1)
+        self.candidates = cand.to(ctx.device)
+        self.n_eval = self.users
         self.negatives = int(p["negatives"])
         self.topk = int(p.get("topk", 10))
 
@@ -152,10 +141,8 @@ class NCFWorkload(Workload):
         u, i, y = batch
         return F.binary_cross_entropy_with_logits(model(u, i).float(), y)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Hit rate at ``topk``: the held-out item ranks in the top ``topk`` of its candidates."""
-        model.eval()
         hits = 0
         for lo in range(0, self.users, 4096):
             c = self.candidates[lo : lo + 4096]
@@ -164,5 +151,4 @@ class NCFWorkload(Workload):
             # rank of the positive (column 0); ties count against it
             rank = (s[:, 1:] >= s[:, :1]).sum(1)
             hits += int((rank < self.topk).sum())
-        model.train()
         return hits / self.users

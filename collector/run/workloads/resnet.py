@@ -16,7 +16,7 @@ from torch import nn
 from collector.run.data.imagenet import imagenet_loaders
 from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import DatasetWorkload, TensorShards, batched
+from collector.run.workloads.base import Workload
 
 
 class ResNet50(nn.Module):
@@ -59,7 +59,7 @@ def synthetic_images(
     return torch.cat(xs), labels
 
 
-class ResNetWorkload(DatasetWorkload):
+class ResNetWorkload(Workload):
     """ResNet-50 v1.5 trained with SGD and label-smoothed cross entropy."""
 
     name = "resnet"
@@ -73,7 +73,6 @@ class ResNetWorkload(DatasetWorkload):
             self.loaders = imagenet_loaders(
                 self.data_path(), int(p["image_size"]), self.global_batch_size, ctx, p
             )
-            self.n_eval = self.loaders.n_eval
         else:
             dev = ctx.device
             n_train, n_eval = self.synthetic_sizes()
@@ -82,9 +81,7 @@ class ResNetWorkload(DatasetWorkload):
             )
             if ctx.channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
-            self.train_set = (x[:n_train], y[:n_train])
-            self.eval_set = (x[n_train:], y[n_train:])
-            self.shards = TensorShards(self.train_set, self.global_batch_size, ctx, ctx.seed)
+            self.hold_out((x, y), n_eval)
 
     def build_model(self) -> nn.Module:
         """ResNet-50 v1.5 at the configured width and depth."""
@@ -96,15 +93,10 @@ class ResNetWorkload(DatasetWorkload):
         ls = float(self.params.get("label_smoothing", 0.0))
         return F.cross_entropy(model(x), y, label_smoothing=ls)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Top-1 accuracy on the held-out set."""
-        model.eval()
         correct = total = 0
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 512)
-        for x, y in batches:
-            pred = model(x).argmax(1)
-            correct += int((pred == y).sum())
+        for x, y in self.eval_batches():
+            correct += int((model(x).argmax(1) == y).sum())
             total += int(y.numel())
-        model.train()
         return correct / max(total, 1)

@@ -7,48 +7,29 @@ padded to ``max_objects`` per image with label -1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from collector.run.data.coco import coco_loaders
 from collector.run.types import RunContext, generator
-from collector.run.workloads.base import DatasetWorkload, TensorShards
+from collector.run.workloads.base import Workload
 from collector.run.workloads.boxes import COCO_THRESHOLDS
-
-
-@dataclass
-class Scenes:
-    """Images ``[N, 3, H, W]``, boxes ``[N, M, 4]``, labels ``[N, M]`` (-1 pad), masks."""
-
-    images: torch.Tensor
-    boxes: torch.Tensor
-    labels: torch.Tensor
-    masks: torch.Tensor  # [N, M, H, W] bool, visible pixels of each object
-
-    def split(self, n: int) -> tuple[Scenes, Scenes]:
-        """The first ``n`` scenes and the rest."""
-        a = Scenes(self.images[:n], self.boxes[:n], self.labels[:n], self.masks[:n])
-        b = Scenes(self.images[n:], self.boxes[n:], self.labels[n:], self.masks[n:])
-        return a, b
 
 
 @torch.no_grad()
 def synthetic_scenes(
-    n: int,
-    size: int,
-    num_classes: int,
-    max_objects: int,
-    min_size: int,
-    max_size: int,
-    seed: int,
-    device: torch.device,
-    width: int | None = None,
-) -> Scenes:
-    """Draw ``n`` scenes of ``size`` x ``width`` pixels (square by default) with
-    1..``max_objects`` objects each; later objects occlude earlier."""
-    h, w = size, width or size
+    n: int, params: dict[str, Any], num_classes: int, seed: int, device: torch.device
+) -> tuple[torch.Tensor, ...]:
+    """Draw ``n`` scenes of ``image_size`` x ``image_width`` pixels (square without a width)
+    with 1..``max_objects`` objects each; later objects occlude earlier. Returns images
+    ``[N, 3, H, W]``, boxes ``[N, M, 4]``, labels ``[N, M]`` (-1 pad) and masks
+    ``[N, M, H, W]`` (bool, the visible pixels of each object)."""
+    h = int(params["image_size"])
+    w = int(params.get("image_width") or h)
+    max_objects, min_size, max_size = (
+        int(params[k]) for k in ("max_objects", "min_object", "max_object")
+    )
     g = generator(seed, device)
     colors = torch.rand(num_classes, 3, generator=generator(seed + 7, device), device=device)
     colors = colors * 2 - 1
@@ -86,33 +67,10 @@ def synthetic_scenes(
             0,
         )
         labels[:, m] = torch.where(live, cls, -1)
-    return Scenes(images, boxes, labels, masks)
+    return images, boxes, labels, masks
 
 
-def scene_sets(
-    params: dict[str, Any],
-    sizes: tuple[int, int],
-    num_classes: int,
-    seed: int,
-    device: torch.device,
-) -> tuple[Scenes, Scenes]:
-    """``sizes`` (train, eval) synthetic scenes as a detection workload's params describe them
-    (``image_width`` makes them rectangular)."""
-    scenes = synthetic_scenes(
-        sum(sizes),
-        int(params["image_size"]),
-        num_classes,
-        int(params["max_objects"]),
-        int(params["min_object"]),
-        int(params["max_object"]),
-        seed,
-        device,
-        params.get("image_width"),
-    )
-    return scenes.split(sizes[0])
-
-
-class SceneWorkload(DatasetWorkload):
+class SceneWorkload(Workload):
     """A detection workload: synthetic scenes at the proxy scales, COCO at ``full``; with
     ``masks`` the instance masks come along as the fourth tensor of every batch."""
 
@@ -126,16 +84,7 @@ class SceneWorkload(DatasetWorkload):
         if scale == "full":
             size, batch = int(p["image_size"]), self.global_batch_size
             self.loaders = coco_loaders(self.data_path(), size, batch, ctx, p, masks=self.masks)
-            self.n_eval = self.loaders.n_eval
             return
-        train, ev = scene_sets(
-            p, self.synthetic_sizes(), self.num_classes, self.data_seed, ctx.device
-        )
-        tensors = 4 if self.masks else 3
-        self.eval_set = (ev.images, ev.boxes, ev.labels, ev.masks)[:tensors]
-        self.shards = TensorShards(
-            (train.images, train.boxes, train.labels, train.masks)[:tensors],
-            self.global_batch_size,
-            ctx,
-            ctx.seed,
-        )
+        n_train, n_eval = self.synthetic_sizes()
+        scenes = synthetic_scenes(n_train + n_eval, p, self.num_classes, self.data_seed, ctx.device)
+        self.hold_out(scenes[: 4 if self.masks else 3], n_eval)

@@ -16,14 +16,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from collector.run.types import Batch
-from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, init_weights
-from collector.run.workloads.base import batched
+from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, conv_bn, init_weights
 from collector.run.workloads.boxes import (
     average_precision,
-    batched_nms,
     box_iou,
     decode,
+    detections,
     encode,
+    grid_boxes,
 )
 from collector.run.workloads.scenes import SceneWorkload
 
@@ -48,14 +48,7 @@ class SSD(nn.Module):
         self.backbone = ResNetTrunk(BasicBlock, layers or [3, 4, 6], width, strides=(1, 2, 1))
         chans = [self.backbone.channels[-1], *(extras or [512, 512, 256, 256, 256])]
         self.extras = nn.ModuleList(
-            nn.Sequential(
-                nn.Conv2d(cin, cout // 2, 1, bias=False),
-                nn.BatchNorm2d(cout // 2),
-                nn.ReLU(inplace=True),
-                nn.Conv2d(cout // 2, cout, 3, 2, 1, bias=False),
-                nn.BatchNorm2d(cout),
-                nn.ReLU(inplace=True),
-            )
+            nn.Sequential(conv_bn(cin, cout // 2, 1), conv_bn(cout // 2, cout, 3, 2))
             for cin, cout in zip(chans[:-1], chans[1:], strict=True)
         )
         self.anchors_per_loc = anchors or [4, 6, 6, 6, 4, 4]
@@ -85,14 +78,7 @@ class SSD(nn.Module):
             sizes = [(scales[k] * math.sqrt(r), scales[k] / math.sqrt(r)) for r in ratios]
             extra = math.sqrt(scales[k] * scales[k + 1])
             sizes.insert(1, (extra, extra))
-            ys, xs = torch.meshgrid(
-                (torch.arange(h, device=device) + 0.5) / h,
-                (torch.arange(w, device=device) + 0.5) / w,
-                indexing="ij",
-            )
-            centres = torch.stack([xs, ys], -1).reshape(-1, 1, 2)
-            wh = torch.tensor(sizes, device=device).reshape(1, -1, 2)
-            boxes = torch.cat([centres - wh / 2, centres + wh / 2], -1).reshape(-1, 4)
+            boxes = grid_boxes(h, w, (1 / h, 1 / w), torch.tensor(sizes, device=device))
             out.append(boxes.clamp(0, 1) * self.image_size)
         anchors = torch.cat(out)
         self._anchor_cache[key] = anchors
@@ -161,12 +147,9 @@ def detect(
     for i in range(loc.shape[0]):
         boxes = decode(loc[i].float(), anchors, BOX_WEIGHTS)
         scores, labels = probs[i].max(1)
-        keep = scores > 0.05
-        boxes, scores, labels = boxes[keep], scores[keep], labels[keep]
-        top = scores.argsort(descending=True)[:400]
-        boxes, scores, labels = boxes[top], scores[top], labels[top]
-        k = batched_nms(boxes, scores, labels, 0.45)[:max_det]
-        out.append((scores[k].cpu(), labels[k].cpu(), boxes[k].cpu()))
+        top = scores.argsort(descending=True)[:400]  # the best 400 before NMS
+        scores, labels, boxes = detections(boxes[top], scores[top], labels[top], 0.45, max_det)
+        out.append((scores.cpu(), labels.cpu(), boxes.cpu()))
     return out
 
 
@@ -175,6 +158,7 @@ class SSDWorkload(SceneWorkload):
 
     name = "ssd"
     convolutional = True
+    eval_batch = 256
 
     def build_model(self) -> nn.Module:
         """SSD-ResNet34 at the configured size."""
@@ -194,16 +178,12 @@ class SSDWorkload(SceneWorkload):
         loc, conf, anchors = model(x)
         return multibox_loss(loc, conf, anchors, boxes, labels)
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """mAP (IoU 0.5 at the proxy scales, COCO 0.5:0.95 at ``full``)."""
-        model.eval()
         dets, gts = [], []
-        batches = self.loaders.eval() if self.shards is None else batched(self.eval_set, 256)
-        for batch in batches:
+        for batch in self.eval_batches():
             x, boxes, labels = batch[:3]
             dets += detect(*model(x))
             for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
                 gts.append((lab[lab >= 0], b[lab >= 0]))
-        model.train()
         return average_precision(dets, gts, self.num_classes, self.thresholds)

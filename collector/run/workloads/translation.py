@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 import torch
@@ -19,7 +19,7 @@ from torch import nn
 
 from collector.run.data.wmt import load_wmt
 from collector.run.types import BOS, EOS, PAD, SPECIALS, Batch, RunContext, generator, pad_batch
-from collector.run.workloads.base import TensorShards, Workload, batched
+from collector.run.workloads.base import Workload
 
 
 def corpus_bleu(hyps: Sequence[Sequence[int]], refs: Sequence[Sequence[int]], n: int = 4) -> float:
@@ -72,20 +72,14 @@ class TranslationWorkload(Workload):
         self.max_len = int(p["max_len"])
         if scale == "full":
             (tr_src, tr_tgt), (ev_src, ev_tgt), self.vocab = load_wmt(self.data_path(), p)
+            src, tgt, n_ev = torch.cat([tr_src, ev_src]), torch.cat([tr_tgt, ev_tgt]), len(ev_src)
         else:
             self.vocab = int(p["vocab"])
             n_tr, n_ev = self.synthetic_sizes()
             src, tgt = synthetic_pairs(
                 n_tr + n_ev, self.vocab, int(p["min_len"]), self.max_len, self.data_seed
             )
-            tr_src, tr_tgt, ev_src, ev_tgt = src[:n_tr], tgt[:n_tr], src[n_tr:], tgt[n_tr:]
-        self.eval_set = (ev_src.to(ctx.device), ev_tgt.to(ctx.device))
-        self.n_eval = int(ev_src.shape[0])
-        self.shards = TensorShards((tr_src, tr_tgt), self.global_batch_size, ctx, ctx.seed)
-
-    def train_batches(self, epoch: int) -> Iterator[Batch]:
-        """Shuffled, rank-sharded sentence pairs."""
-        yield from self.shards.epoch(epoch)
+        self.hold_out((src, tgt), n_ev)
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """Label-smoothed cross entropy under teacher forcing, ignoring padding."""
@@ -98,17 +92,14 @@ class TranslationWorkload(Workload):
             label_smoothing=float(self.params.get("label_smoothing", 0.1)),
         )
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module) -> float:
+    def quality(self, model: nn.Module) -> float:
         """Corpus BLEU of greedy decodes on the held-out pairs."""
-        model.eval()
         hyps, refs = [], []
-        for src, tgt in batched(self.eval_set, 512):
+        for src, tgt in self.eval_batches():
             out = cast(Any, model).greedy(src, self.max_len + 2).tolist()
             for h, r in zip(out, tgt.tolist(), strict=True):
                 hyps.append(_strip(h))
                 refs.append(_strip(r[1:]))
-        model.train()
         return corpus_bleu(hyps, refs)
 
 
