@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -252,27 +250,6 @@ def _parse_all(
 
 def _parse_batch(entries: list[LogEntry], known: Known, source: str | None, events: bool) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
-    with _gc_paused():
-        return _parse_entries(entries, known, source, events)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cycle collection meanwhile: parsing makes no cycles, only long lists that each
-    young-generation pass would walk again."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _parse_entries(
-    entries: list[LogEntry], known: Known, source: str | None, events: bool
-) -> _Batch:
     items = [read_and_parse(entry, known.get(entry.rel_path, _NONE), source) for entry in entries]
     if not events:
         for item in items:
