@@ -86,8 +86,6 @@ FORMATS: tuple[LogFormat, ...] = (
     ),
 )
 
-BY_NAME = {fmt.name: fmt for fmt in FORMATS}
-
 
 def detect(data: bytes) -> LogFormat | None:
     """The format of a log: that of the first MLPerf marker followed by a blank; else a

@@ -97,7 +97,7 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     """Parse one log's bytes into its run row, events, evals, system row and issues."""
     events = scan(data)
     # a result file of a benchmark folder without MLPerf lines is a run that never finished
-    summary = summarize(events) if len(events) else RunSummary()
+    summary = summarize(events) if events.fmt is not None else RunSummary()
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
     if not len(events) and entry.benchmark is None:
         return Parsed(issues=issues)

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import cache, lru_cache
 from importlib import resources
@@ -39,12 +39,12 @@ class LogEntry:
     rel_path: str  # relative to the parent of the path given to ingest
     layout: str  # v0.5 | v0.6+ | plain
     round: str | None
-    submitter: str | None
-    system: str | None
-    system_folder: str | None
-    benchmark: str | None
-    run: int
-    description: Path | None  # the system description file, if one exists
+    submitter: str | None = None
+    system: str | None = None
+    system_folder: str | None = None
+    benchmark: str | None = None
+    run: int = 0
+    description: Path | None = None  # the system description file, if one exists
     telemetry: Path | None = None  # the samples taken during the run, if they were kept
     round_source: str | None = None  # option | repository: what gave `round`, if anything
 
@@ -206,23 +206,12 @@ def describe(
     how = "option" if round_ else "repository" if named_round else None
     start = root if root is not None else len(str(base).rstrip(os.sep).split(os.sep))
     place = _results_place(parts, start)
+    entry = LogEntry(Path(resolved), rel, "plain", named_round, run=run, telemetry=telemetry)
+    entry = replace(entry, round_source=how)
     if place is None:
         if root is not None or _in_tree(parts[start:-1]):
             return None  # in a result tree, outside its results layout: not a run
-        return LogEntry(
-            Path(resolved),
-            rel,
-            "plain",
-            named_round,
-            None,
-            None,
-            None,
-            None,
-            run,
-            None,
-            telemetry,
-            how,
-        )
+        return entry
     r, system, bench = place
     top = root + 1 if root is not None else _top_below(parts, str(base), r)
     org = parts[top] if top < r else parts[r - 1]
@@ -243,19 +232,14 @@ def describe(
         if seen.exists(candidate):
             description = Path(candidate)
             break
-    return LogEntry(
-        Path(resolved),
-        rel,
-        "v0.5" if submission else "v0.6+",
-        named_round,
-        org,
-        named,
-        folder,
-        benchmark_name(bench) if bench else None,
-        run,
-        description,
-        telemetry,
-        how,
+    return replace(
+        entry,
+        layout="v0.5" if submission else "v0.6+",
+        submitter=org,
+        system=named,
+        system_folder=folder,
+        benchmark=benchmark_name(bench) if bench else None,
+        description=description,
     )
 
 
