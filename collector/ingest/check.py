@@ -10,13 +10,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from collector import store as stores
+from collector.ingest import data
 from collector.ingest.parallel import map_batches, usable_cpus
 from collector.ingest.rounds import signature
 from collector.ingest.rows import run_id_of, run_place, source_of
@@ -42,12 +40,9 @@ class Verdict:
         return f"{self.verdict.upper()} {self.log_path} [{self.ruleset}]{tail}"
 
 
-@cache
 def rules() -> dict[str, Any]:
-    """collector/check_rules.yml."""
-    return yaml.safe_load(
-        resources.files("collector.ingest").joinpath("check_rules.yml").read_text()
-    )
+    """collector/ingest/check_rules.yml."""
+    return data("check_rules.yml")
 
 
 def check(

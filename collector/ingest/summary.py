@@ -8,12 +8,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from itertools import compress
 from typing import Any
 
-import yaml
-
+from collector.ingest import data
 from collector.ingest.scan import Events
 from collector.ingest.values import (
     EARLIEST_UNIX_S,
@@ -25,11 +23,9 @@ from collector.ingest.values import (
 )
 
 
-@cache
 def rules() -> dict[str, Any]:
-    """The parsing rules (collector/logs/rules.yml)."""
-    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
-    return yaml.safe_load(text)
+    """The parsing rules (collector/ingest/rules.yml)."""
+    return data("rules.yml")
 
 
 @cache

@@ -8,12 +8,10 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from collector.ingest import data
 from collector.ingest.scan import Issue
 
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
@@ -202,9 +200,7 @@ class Model:
 @cache
 def models() -> tuple[Model, ...]:
     """The canonical accelerator table, in matching order."""
-    doc = yaml.safe_load(
-        resources.files("collector.ingest").joinpath("accelerators.yml").read_text()
-    )
+    doc = data("accelerators.yml")
     return tuple(
         Model(
             m["key"],

@@ -15,14 +15,12 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from collector.errors import InputError
+from collector.ingest import data
 from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
@@ -116,7 +114,7 @@ def _walk(folder: Path, base: str, odd: list[Skipped]) -> list[str]:
     files = _files(str(folder), base, odd)
     for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
-        if name.startswith("result_") or _suffix(name) == ".log" or _maybe_log(path):
+        if name.startswith("result_") or name.endswith(".log") or _maybe_log(path):
             found.append(path)
     return found
 
@@ -138,7 +136,7 @@ def _files(folder: str, base: str, odd: list[Skipped]) -> Iterator[str]:
             if _is(child.is_dir) and not child.is_symlink():
                 stack.append(child.path)
             elif _is(child.is_file):
-                if _suffix(child.name) in LOG_SUFFIXES:
+                if child.name.endswith(LOG_SUFFIXES):
                     yield child.path
             elif not _is(child.is_dir):  # not a link to a folder either
                 kind = _kind(child.path)
@@ -152,12 +150,6 @@ def _is(test: Callable[[], bool]) -> bool:
         return test()
     except OSError:
         return False
-
-
-def _suffix(name: str) -> str:
-    """The suffix as pathlib defines it (none for a leading or trailing dot)."""
-    i = name.rfind(".")
-    return name[i:] if 0 < i < len(name) - 1 else ""
 
 
 def _maybe_log(path: str) -> bool:
@@ -196,7 +188,7 @@ def describe(
     resolved = os.path.abspath(path)  # string operations: this runs once per log
     rel = _relative(resolved, str(base)) or os.path.basename(path)
     name = os.path.basename(resolved)
-    match = _RUN_INDEX.search(name[: -len(_suffix(name))] if _suffix(name) else name)  # stem
+    match = _RUN_INDEX.search(os.path.splitext(name)[0])  # the run index ends the stem
     run = int(match.group(1)) if match else 0
     beside = telemetry_path(Path(resolved))
     telemetry = beside if beside.name in seen.names(os.path.dirname(resolved)) else None
@@ -288,11 +280,9 @@ def _top_below(parts: list[str], base: str, results: int) -> int:
     return min(depth, results - 1)
 
 
-@cache
 def layout_rules() -> dict[str, Any]:
     """The results layout and its known deviations (the `layout` part of rules.yml)."""
-    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
-    return yaml.safe_load(text)["layout"]
+    return data("rules.yml")["layout"]
 
 
 def benchmark_name(folder: str) -> str:
