@@ -335,17 +335,8 @@ def _first_int(*values: Any) -> int | None:
 
 
 def _rel(entry: LogEntry, path: Path | None) -> str | None:
+    """`path` relative to the folder that the log's rel_path is relative to (else its name)."""
     if path is None:
         return None
-    parents = entry.path.parents  # the base is as many levels up as rel_path has parts
-    depth = entry.rel_path.count("/") + 1
-    base = parents[min(depth, len(parents)) - 1] if parents else entry.path
-    return _relative(base, os.path.abspath(path), path.name)
-
-
-@lru_cache(maxsize=4096)
-def _relative(base: Path, absolute: str, name: str) -> str:
-    try:
-        return Path(absolute).relative_to(base).as_posix()
-    except ValueError:
-        return name
+    base, absolute = str(entry.path)[: -len(entry.rel_path)], os.path.abspath(path)
+    return absolute[len(base) :] if absolute.startswith(base) else path.name
