@@ -139,7 +139,10 @@ def _new_rows(
     own path too, with a run_id of its own and a duplicate-content warning."""
     stored = _stored(snap)
     content = _first_paths(snap["runs"])
-    found = [_skipped_issue(s) for s in skipped]
+    found = [
+        IssueRow(s.rel_path, None, "error" if s.given else "warning", s.code, s.message)
+        for s in skipped
+    ]
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
     kept: list[str | None] = []  # per parsed log: the run_id its rows are stored under, if new
@@ -199,11 +202,6 @@ def _first_paths(runs: pa.Table) -> dict[str, str]:
 def copy_run_id(digest: str, log_path: str) -> str:
     """The run_id of a log whose bytes are stored already at another path."""
     return hashlib.sha256(f"{digest}\0{log_path}".encode()).hexdigest()[:16]
-
-
-def _skipped_issue(skipped: Skipped) -> IssueRow:
-    severity = "error" if skipped.given else "warning"
-    return IssueRow(skipped.rel_path, None, severity, skipped.code, skipped.message)
 
 
 def _sort_issues(

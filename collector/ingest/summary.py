@@ -83,7 +83,7 @@ def summarize(events: Events) -> RunSummary:
     stops: list[int] = []
     start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
     epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
-    decodes = epoch_keys | _INTERESTING
+    decodes = epoch_keys | target_keys | {quality_key, r["throughput_key"], r["local_run_key"]}
     wanted = decodes | {start_key, stop_key}
     epochs: list[float] = []
     keys, lines = events.keys, events.lines
@@ -130,11 +130,6 @@ def summarize(events: Events) -> RunSummary:
     out.status = _status(out, r["relative_tolerance"])
     _unknown_keys(events, distinct)
     return out
-
-
-_INTERESTING = frozenset(
-    ["eval_accuracy", "eval_target", "quality_target", "tracked_stats", "collector_run"]
-)
 
 
 def _epoch(value: Any, meta: dict[str, Any]) -> float | None:
