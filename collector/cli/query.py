@@ -85,8 +85,8 @@ def render(table: pa.Table, fmt: str, shown: tuple[str, ...] | None = None) -> s
         hidden = table.num_columns - len(shown)
         table = table.select(list(shown))
     rows = [[_cell(v, exact) for v in row.values()] for row in table.to_pylist()]
-    if shown is not None:
-        rows = [[_cut(c) for c in r] for r in rows]
+    if shown is not None:  # each cell cut to CELL_CHARS, its ellipsis included
+        rows = [[c if len(c) <= CELL_CHARS else c[: CELL_CHARS - 1] + "…" for c in r] for r in rows]
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -112,7 +112,3 @@ def _cell(value: Any, exact: bool) -> str:
     if isinstance(value, float):
         return repr(value) if exact else f"{value:.6g}"
     return str(value)
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"

@@ -10,13 +10,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from collector import store as stores
+from collector.ingest import data
 from collector.ingest.parallel import map_batches, usable_cpus
 from collector.ingest.rounds import signature
 from collector.ingest.rows import run_id_of, run_place, source_of
@@ -42,12 +40,9 @@ class Verdict:
         return f"{self.verdict.upper()} {self.log_path} [{self.ruleset}]{tail}"
 
 
-@cache
 def rules() -> dict[str, Any]:
-    """collector/check_rules.yml."""
-    return yaml.safe_load(
-        resources.files("collector.ingest").joinpath("check_rules.yml").read_text()
-    )
+    """collector/ingest/check_rules.yml."""
+    return data("check_rules.yml")
 
 
 def check(
@@ -66,11 +61,9 @@ def check(
     to `skipped`."""
     entries = find_logs([Path(p) for p in paths], skipped, round_)
     # the checker reads ~10 MB/s: a large tree's logs are checked on every CPU
-    batches = [entries[i : i + 64] for i in range(0, len(entries), 64)]
-    checked = map_batches(
-        _check_all, batches, (), min(usable_cpus(), 8) if len(entries) > 64 else 1
+    verdicts = map_batches(
+        check_log, entries, (), min(usable_cpus(), 8) if len(entries) > 64 else 1
     )
-    verdicts = [verdict for batch in checked for verdict in batch]
     if save and verdicts:
         store_path = stores.resolve(store, writing=True)
         with stores.writing(store_path, wait_s, on_wait):
@@ -79,10 +72,6 @@ def check(
             snap.tables["compliance"] = merge("compliance", snap.tables["compliance"], new)
             stores.write(store_path, stores.Snapshot(snap.tables))
     return verdicts
-
-
-def _check_all(entries: list[LogEntry]) -> list[Verdict]:
-    return [check_log(entry) for entry in entries]
 
 
 def check_log(entry: LogEntry) -> Verdict:

@@ -86,24 +86,10 @@ FORMATS: tuple[LogFormat, ...] = (
     ),
 )
 
-BY_NAME = {fmt.name: fmt for fmt in FORMATS}
-
 
 def detect(data: bytes) -> LogFormat | None:
     """The format of a log: that of the first MLPerf marker followed by a blank; else a
     format whose marker starts a line."""
-    found = _tagged(data)
-    if found is None:
-        for fmt in FORMATS:
-            if not fmt.marker.startswith(b":::ML") and (
-                data.startswith(fmt.marker) or b"\n" + fmt.marker in data
-            ):
-                return fmt
-    return found
-
-
-def _tagged(data: bytes) -> LogFormat | None:
-    """The format of the first `:::ML` marker followed by a blank."""
     pos = data.find(b":::ML")
     while pos >= 0:
         for fmt in FORMATS:
@@ -111,4 +97,9 @@ def _tagged(data: bytes) -> LogFormat | None:
             if data.startswith(fmt.marker, pos) and data[end : end + 1] in (b" ", b"\t"):
                 return fmt
         pos = data.find(b":::ML", pos + 1)
+    for fmt in FORMATS:
+        if not fmt.marker.startswith(b":::ML") and (
+            data.startswith(fmt.marker) or b"\n" + fmt.marker in data
+        ):
+            return fmt
     return None

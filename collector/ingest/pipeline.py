@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from collector import store as stores
 from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
@@ -59,10 +58,6 @@ class _Batch:
 
     items: list[Parsed]
     tables: dict[str, pa.Table]
-
-
-# (table, first row, rows, run_id to give them or None to keep theirs) of one run's rows
-_Slice = tuple[pa.Table, int, int, str | None]
 
 
 def ingest(
@@ -144,18 +139,16 @@ def _new_rows(
     own path too, with a run_id of its own and a duplicate-content warning."""
     stored = _stored(snap)
     content = _first_paths(snap["runs"])
-    found = [_skipped_issue(s) for s in skipped]
+    found = [
+        IssueRow(s.rel_path, None, "error" if s.given else "warning", s.code, s.message)
+        for s in skipped
+    ]
     systems: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
-    slices: dict[str, list[_Slice]] = {n: [] for n in ("events", *RUN_TABLES)}
-    parsed = ((batch, item) for batch in batches for item in batch.items)
-    at = dict.fromkeys(slices, 0)
-    previous: _Batch | None = None
-    for entry, (batch, item) in zip(entries, parsed, strict=True):
-        if batch is not previous:  # counting rows of this batch's tables
-            at, previous = dict.fromkeys(slices, 0), batch
-        for name in slices:
-            at[name] += item.counts.get(name, 0)
+    kept: list[str | None] = []  # per parsed log: the run_id its rows are stored under, if new
+    items = [item for batch in batches for item in batch.items]
+    for entry, item in zip(entries, items, strict=True):
+        kept.append(None)
         report.bytes += item.size
         found.extend(item.issues)
         if item.unchanged or item.digest in stored.get(entry.rel_path, ()):
@@ -165,11 +158,10 @@ def _new_rows(
             stored[entry.rel_path] = stored.get(entry.rel_path, frozenset()) | {item.digest}
         if item.run is None:
             continue
-        run_id = None
         first = content.setdefault(item.digest, entry.rel_path)
         if first != entry.rel_path:
             if item.run["source"] != "official":  # an official run's id names its place
-                run_id = item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
+                item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
             found.append(
                 IssueRow(
                     entry.rel_path,
@@ -181,9 +173,7 @@ def _new_rows(
                 )
             )
         runs.append(item.run)
-        for name, kept in slices.items():
-            count = item.counts.get(name, 0)
-            kept.append((batch.tables[name], at[name] - count, count, run_id))
+        kept[-1] = item.run["run_id"]
         if item.system and item.system["system_id"] not in systems:
             systems[item.system["system_id"]] = item.system
     for system in systems.values():
@@ -192,7 +182,7 @@ def _new_rows(
     report.systems = len(systems)
     new = {
         "runs": load("runs").table_from_rows(runs),
-        **{name: _gather(name, kept) for name, kept in slices.items()},
+        **{name: _gather(name, batches, items, kept) for name in ("events", *RUN_TABLES)},
         "systems": load("systems").table_from_rows(list(systems.values())),
     }
     return new, found
@@ -212,11 +202,6 @@ def _first_paths(runs: pa.Table) -> dict[str, str]:
 def copy_run_id(digest: str, log_path: str) -> str:
     """The run_id of a log whose bytes are stored already at another path."""
     return hashlib.sha256(f"{digest}\0{log_path}".encode()).hexdigest()[:16]
-
-
-def _skipped_issue(skipped: Skipped) -> IssueRow:
-    severity = "error" if skipped.given else "warning"
-    return IssueRow(skipped.rel_path, None, severity, skipped.code, skipped.message)
 
 
 def _sort_issues(
@@ -252,27 +237,6 @@ def _parse_all(
 
 def _parse_batch(entries: list[LogEntry], known: Known, source: str | None, events: bool) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
-    with _gc_paused():
-        return _parse_entries(entries, known, source, events)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cycle collection meanwhile: parsing makes no cycles, only long lists that each
-    young-generation pass would walk again."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _parse_entries(
-    entries: list[LogEntry], known: Known, source: str | None, events: bool
-) -> _Batch:
     items = [read_and_parse(entry, known.get(entry.rel_path, _NONE), source) for entry in entries]
     if not events:
         for item in items:
@@ -326,28 +290,15 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _gather(name: str, slices: list[_Slice]) -> pa.Table:
-    """One table of the given row ranges, adjacent ranges of one table taken as one."""
-    merged: list[_Slice] = []
-    for table, start, length, run_id in slices:
-        if length == 0:
-            continue
-        last = merged[-1] if merged else None
-        if last and last[0] is table and last[1] + last[2] == start and last[3] is run_id is None:
-            merged[-1] = (table, last[1], last[2] + length, None)
-        else:
-            merged.append((table, start, length, run_id))
-    if not merged:
-        return load(name).empty()
-    return pa.concat_tables([_rows(*part) for part in merged])
-
-
-def _rows(table: pa.Table, start: int, length: int, run_id: str | None) -> pa.Table:
-    """Rows of one run, given another run_id where one is given."""
-    rows = table.slice(start, length)
-    if run_id is None:
-        return rows
-    column = rows.schema.get_field_index("run_id")
-    return rows.set_column(
-        column, rows.schema.field(column), pa.array([run_id] * length, pa.string())
-    )
+def _gather(
+    name: str, batches: list[_Batch], items: list[Parsed], kept: list[str | None]
+) -> pa.Table:
+    """The rows of table `name` of the logs kept, each log's under the run_id `kept` gives."""
+    table = pa.concat_tables([load(name).empty(), *(batch.tables[name] for batch in batches)])
+    owner = np.repeat(np.arange(len(items)), [item.counts.get(name, 0) for item in items])
+    ids = pa.array(kept, pa.string())
+    keep = pc.is_valid(ids).to_numpy(zero_copy_only=False)[owner]
+    if not keep.all():
+        table, owner = table.filter(keep), owner[keep]
+    run_ids = pa.DictionaryArray.from_arrays(pa.array(owner, pa.int32()), ids).cast(pa.string())
+    return table.set_column(0, table.schema.field(0), run_ids)

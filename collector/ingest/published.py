@@ -12,25 +12,8 @@ import yaml
 from collector.errors import InputError
 from collector.store.schemas import load
 
-HEADER = (
-    "row_id",
-    "study",
-    "citation",
-    "system",
-    "accelerator",
-    "accelerators",
-    "nodes",
-    "interconnect",
-    "precision",
-    "framework",
-    "benchmark",
-    "metric",
-    "value",
-    "unit",
-    "batch_size",
-    "baseline",
-    "notes",
-)
+# the CSV columns: those of the `published` table that ingest does not derive
+HEADER = tuple(n for n in load("published").names if n not in ("value_text", "qualifiers", "file"))
 _TAG = re.compile(r"\s*\[([a-z ]+)\]")
 STUDY_FIELDS = ("number", "kind", "title", "authors", "publisher", "date")
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from typing import Any
 
-import yaml
+from collector.ingest import data
 
 
 @dataclass(frozen=True)
@@ -22,11 +20,6 @@ class Round:
 
 
 @cache
-def _doc() -> dict[str, Any]:
-    return yaml.safe_load(resources.files("collector.ingest").joinpath("rounds.yml").read_text())
-
-
-@cache
 def rounds() -> tuple[Round, ...]:
     """The official rounds, oldest first."""
     return tuple(
@@ -36,7 +29,7 @@ def rounds() -> tuple[Round, ...]:
             frozenset(r["formats"]),
             frozenset(r["benchmarks"]),
         )
-        for r in _doc()["rounds"]
+        for r in data("rounds.yml")["rounds"]
     )
 
 
@@ -73,7 +66,7 @@ def agrees(round_: str, fmt: str | None, benchmark: str | None, run_start_s: flo
         return True  # a local suite or an unofficial round: nothing to compare with
     if round_ not in found:
         return False
-    late = _doc()["late_days"] * 86400.0
+    late = data("rounds.yml")["late_days"] * 86400.0
     return not _plausible(run_start_s) or run_start_s <= found[round_].published_unix_s + late
 
 
@@ -84,4 +77,4 @@ def _plausible(time_s: float | None) -> bool:
 
 def target(round_: str, benchmark: str) -> float | None:
     """The quality target the round's rules set for a benchmark, where rounds.yml has it."""
-    return (_doc().get("targets") or {}).get(round_, {}).get(benchmark)
+    return (data("rounds.yml").get("targets") or {}).get(round_, {}).get(benchmark)

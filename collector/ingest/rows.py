@@ -96,9 +96,10 @@ def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
     """Parse one log's bytes into its run row, events, evals, system row and issues."""
     events = scan(data)
-    summary = summarize(events) if events.fmt is not None else None
+    # a result file of a benchmark folder without MLPerf lines is a run that never finished
+    summary = summarize(events) if events.fmt is not None else RunSummary()
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
-    if summary is None or not len(events):
+    if not len(events) and entry.benchmark is None:
         return Parsed(issues=issues)
     run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
     place = (run["round"], run["submitter"], run["system"], run["benchmark"], run["run"])
@@ -228,7 +229,7 @@ def _run_row(
         "precision": local.get("precision"),
         "interconnect": interconnect,
         "scale": local.get("scale"),
-        "log_format": events.fmt.name if events.fmt else "unknown",
+        "log_format": events.fmt.name if events.fmt else "none",
         "log_path": entry.rel_path,
         "log_sha256": digest,
         "log_bytes": size,
@@ -334,17 +335,8 @@ def _first_int(*values: Any) -> int | None:
 
 
 def _rel(entry: LogEntry, path: Path | None) -> str | None:
+    """`path` relative to the folder that the log's rel_path is relative to (else its name)."""
     if path is None:
         return None
-    parents = entry.path.parents  # the base is as many levels up as rel_path has parts
-    depth = entry.rel_path.count("/") + 1
-    base = parents[min(depth, len(parents)) - 1] if parents else entry.path
-    return _relative(base, os.path.abspath(path), path.name)
-
-
-@lru_cache(maxsize=4096)
-def _relative(base: Path, absolute: str, name: str) -> str:
-    try:
-        return Path(absolute).relative_to(base).as_posix()
-    except ValueError:
-        return name
+    base, absolute = str(entry.path)[: -len(entry.rel_path)], os.path.abspath(path)
+    return absolute[len(base) :] if absolute.startswith(base) else path.name

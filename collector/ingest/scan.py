@@ -127,19 +127,15 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     width = len(fmt.fields) + 1
     parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
     found = len(parts) // width
-    starts = _tag_starts(data)  # the markers of every format
-    tagged = len(starts)
+    tagged = data.count(b":::ML")  # the markers of every format
     # each match starts with one of our markers: if every marker matched, one count suffices
     markers = found if tagged == found else data.count(fmt.marker)
     if found != markers:  # a marker line the grammar rejects, or another format
         columns, lines = _collect_loose(data, fmt, events)
-    else:
-        if tagged == found:  # match k starts at marker k: its line from the newlines before
-            lines = _lines_at(data, starts)
-        else:
-            counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
-            lines = list(accumulate(counts, initial=1))
-            del lines[0]
+    else:  # the line of each match, from the newlines before it
+        counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
+        lines = list(accumulate(counts, initial=1))
+        del lines[0]
         columns = [parts[i::width] for i in range(1, width)]
         if len(data) > MAX_EVENT_BYTES:  # else no value can be over the limit
             _drop_long(columns, lines, events)
@@ -172,18 +168,6 @@ def _first_seen(rows: Iterable[Hashable]) -> list[bool]:
     """For each row, whether it is the first of its equals (a line printed twice counts once)."""
     seen: set[Hashable] = set()
     return [not (row in seen or seen.add(row)) for row in rows]
-
-
-def _tag_starts(data: bytes) -> np.ndarray:
-    """The offsets of every `:::ML` in the bytes (the markers of all formats), found by
-    their rarest letter; the same as `data.count(b":::ML")` occurrences, as the tag cannot
-    overlap itself."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    m = np.flatnonzero(arr[3:-1] == ord("M"))  # m: offset of a candidate tag
-    colon = ord(":")
-    return m[
-        (arr[m + 4] == ord("L")) & (arr[m] == colon) & (arr[m + 1] == colon) & (arr[m + 2] == colon)
-    ]
 
 
 def _collect_loose(

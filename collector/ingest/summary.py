@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from itertools import compress
 from typing import Any
 
-import yaml
-
+from collector.ingest import data
 from collector.ingest.scan import Events
 from collector.ingest.values import (
     EARLIEST_UNIX_S,
@@ -25,11 +22,9 @@ from collector.ingest.values import (
 )
 
 
-@cache
 def rules() -> dict[str, Any]:
-    """The parsing rules (collector/logs/rules.yml)."""
-    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
-    return yaml.safe_load(text)
+    """The parsing rules (collector/ingest/rules.yml)."""
+    return data("rules.yml")
 
 
 @cache
@@ -67,36 +62,16 @@ class RunSummary:
     evals: list[Eval] = field(default_factory=list)
 
 
-_Texts = dict[tuple[Callable[[str], Any], str], Any]  # (decoder, text) -> (ok, result)
-
-
-def decoded(events: Events, i: int, texts: _Texts | None = None) -> tuple[Any, dict[str, Any]]:
-    """The value and metadata of event i, whatever the format. With `texts`, each distinct
-    text is decoded once (values repeat: eval_target at every evaluation, null)."""
-    memo: _Texts = {} if texts is None else texts
-    value = _once(memo, decode_value, events.value(i))
+def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
+    """The value and metadata of event i, whatever the format."""
+    value = decode_value(events.value(i))
     meta_text = events.meta(i)
-    meta: dict[str, Any] = _once(memo, json.loads, meta_text) if meta_text else {}
+    meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
     if events.fmt is not None and events.fmt.name == "mlperf-v0.6" and isinstance(value, dict):
         # v0.6 wraps value and metadata in one JSON object
         meta = value.get("metadata") or {}
         value = value.get("value")
     return value, meta if isinstance(meta, dict) else {}
-
-
-def _once(memo: _Texts, decode: Callable[[str], Any], text: str) -> Any:
-    """decode(text), or what it returned or raised for the same text before."""
-    try:
-        ok, found = memo[decode, text]
-    except KeyError:
-        try:
-            ok, found = True, decode(text)
-        except ValueError as exc:  # BadValue and JSONDecodeError are ValueErrors
-            ok, found = False, exc
-        memo[decode, text] = ok, found
-    if not ok:
-        raise found
-    return found
 
 
 def summarize(events: Events) -> RunSummary:
@@ -108,12 +83,15 @@ def summarize(events: Events) -> RunSummary:
     stops: list[int] = []
     start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
     epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
-    decodes = epoch_keys | _INTERESTING
-    picked, epochs, distinct = _pick(events, epoch_keys | _INTERESTING | {start_key, stop_key})
-    lines = events.lines
-    texts: _Texts = {}
+    decodes = epoch_keys | target_keys | {quality_key, r["throughput_key"], r["local_run_key"]}
+    wanted = decodes | {start_key, stop_key}
+    epochs: list[float] = []
+    keys, lines = events.keys, events.lines
+    distinct = set(keys)
+    chosen = {key for key in distinct if key in wanted or key[:11] == "submission_"}
+    picked = compress(range(len(keys)), map(chosen.__contains__, keys))  # those read, in order
     for i in picked:
-        key = events.keys[i]
+        key = keys[i]
         if key == start_key:
             starts.append(i)
         elif key == stop_key:
@@ -121,7 +99,7 @@ def summarize(events: Events) -> RunSummary:
         if key not in decodes and key[:11] != "submission_":
             continue
         try:
-            value, meta = decoded(events, i, texts)
+            value, meta = decoded(events, i)
         except (BadValue, ValueError) as exc:
             events.warn("bad-value", f"{key}: {exc}", lines[i])
             continue
@@ -152,28 +130,6 @@ def summarize(events: Events) -> RunSummary:
     out.status = _status(out, r["relative_tolerance"])
     _unknown_keys(events, distinct)
     return out
-
-
-def _pick(events: Events, wanted: frozenset[str]) -> tuple[list[int], list[float], set[str]]:
-    """The events a summary reads, in order; the epoch of those that need no decoding (the
-    bare counters of v0.5, `train_epoch: 3`); and the distinct keys of the log."""
-    keys, metadata = events.keys, events.raw_metadata
-    distinct = set(keys)
-    chosen = {key for key in distinct if key in wanted or key[:11] == "submission_"}
-    picked = list(compress(range(len(keys)), map(chosen.__contains__, keys)))
-    counters = chosen & (frozenset(rules()["epoch_keys"]) - _INTERESTING)
-    texts = {i: events.value(i) for i in picked if keys[i] in counters and metadata[i] is None}
-    bare = [i for i, text in texts.items() if text.isdigit()]
-    if not bare:
-        return picked, [], distinct
-    skip = set(bare)
-    epochs = [float(max(int(texts[i]) for i in bare))]
-    return [i for i in picked if i not in skip], epochs, distinct
-
-
-_INTERESTING = frozenset(
-    ["eval_accuracy", "eval_target", "quality_target", "tracked_stats", "collector_run"]
-)
 
 
 def _epoch(value: Any, meta: dict[str, Any]) -> float | None:

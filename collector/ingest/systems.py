@@ -6,14 +6,13 @@ import ast
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from collector.ingest import data
 from collector.ingest.scan import Issue
 
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
@@ -60,78 +59,35 @@ def _logged_description(text: str) -> dict[str, Any] | None:
 
 
 def system_row(doc: dict[str, Any] | None) -> dict[str, Any]:
-    """The systems-table columns a description provides (v0.5 or v0.6+ field names)."""
+    """The systems-table columns a description provides (v0.5 or v0.6+ field names, by
+    descriptions.yml)."""
     if not doc:
         return {}
     flat = {_norm(k): v for k, v in doc.items()}
-    if isinstance(flat.get("nodes"), list):
-        return _v05(flat)
-    return _v06(flat)
+    nodes = flat.get("nodes")
+    layout = "v0.5" if isinstance(nodes, list) else "v0.6+"
+    node = nodes[0] if layout == "v0.5" and nodes and isinstance(nodes[0], dict) else {}
+    fields = {**flat, **{f"node.{_norm(k)}": v for k, v in node.items()}}
+    row = {
+        column: _READ[kind](fields.get(field))
+        for column, (field, kind) in data("descriptions.yml")[layout].items()
+    }
+    per_node, stated = row["accelerators_per_node"], row.get("accelerator_interconnect")
+    network = row["node_interconnect"] if layout == "v0.5" else None
+    interconnect, inferred = classify_interconnect(
+        stated, row["accelerator"], row["hardware"], network
+    )
+    row.update(
+        accelerator=row["accelerator"] if per_node else None,
+        accelerators=per_node * row["nodes"] if per_node is not None and row["nodes"] else per_node,
+        interconnect=interconnect if per_node else "none",
+        interconnect_inferred=inferred if per_node else False,
+    )
+    return row
 
 
 def _norm(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", key.strip().lower()).strip("_")
-
-
-def _v05(d: dict[str, Any]) -> dict[str, Any]:
-    node = d["nodes"][0] if d["nodes"] and isinstance(d["nodes"][0], dict) else {}
-    node = {_norm(k): v for k, v in node.items()}
-    accelerator = _text(node.get("accelerator"))
-    per_node = _int(node.get("num_accelerators"))
-    nodes = _int(node.get("num_nodes"))
-    hardware = _text(d.get("hardware"))
-    node_interconnect = _text(d.get("interconnect"))
-    interconnect, inferred = classify_interconnect(None, accelerator, hardware, node_interconnect)
-    return {
-        "division": _text(d.get("division")),
-        "availability": _text(d.get("status")),
-        "hardware": hardware,
-        "accelerator": accelerator if per_node else None,
-        "accelerators_per_node": per_node,
-        "nodes": nodes,
-        "accelerators": per_node * nodes if per_node is not None and nodes else per_node,
-        "interconnect": interconnect if per_node else "none",
-        "interconnect_inferred": inferred if per_node else False,
-        "node_interconnect": node_interconnect,
-        "cpu": _text(node.get("cpu")),
-        "cpu_cores": _int(node.get("num_cores")),
-        "host_memory_gib": _gib(node.get("sys_mem_size")),
-        "framework": _text(d.get("framework")),
-        "os": _text(d.get("os")),
-        "software": _text(d.get("libraries")),
-    }
-
-
-def _v06(d: dict[str, Any]) -> dict[str, Any]:
-    accelerator = _text(d.get("accelerator_model_name"))
-    per_node = _int(d.get("accelerators_per_node"))
-    nodes = _int(d.get("number_of_nodes"))
-    stated = _text(d.get("accelerator_interconnect"))
-    interconnect, inferred = classify_interconnect(
-        stated, accelerator, _text(d.get("system_name")), None
-    )
-    software = d.get("other_software_stack")
-    return {
-        "division": _text(d.get("division")),
-        "availability": _text(d.get("status")),
-        "hardware": _text(d.get("system_name")),
-        "accelerator": accelerator if per_node else None,
-        "accelerators_per_node": per_node,
-        "nodes": nodes,
-        "accelerators": per_node * nodes if per_node is not None and nodes else per_node,
-        "accelerator_memory_gib": _gib(d.get("accelerator_memory_capacity")),
-        "interconnect": interconnect if per_node else "none",
-        "interconnect_inferred": inferred if per_node else False,
-        "accelerator_interconnect": stated,
-        "node_interconnect": _text(d.get("host_networking")),
-        "cpu": _text(d.get("host_processor_model_name")),
-        "cpu_sockets": _int(d.get("host_processors_per_node")),
-        "cpu_cores": _int(d.get("host_processor_core_count")),
-        "host_memory_gib": _gib(d.get("host_memory_capacity")),
-        "framework": _text(d.get("framework")),
-        "os": _text(d.get("operating_system")),
-        "software": json.dumps(software, sort_keys=True) if software else None,
-    }
 
 
 def classify_interconnect(
@@ -185,6 +141,14 @@ def _gib(value: Any) -> float | None:
     return number
 
 
+_READ: dict[str, Callable[[Any], Any]] = {
+    "text": _text,
+    "int": _int,
+    "gib": _gib,
+    "json": lambda value: json.dumps(value, sort_keys=True) if value else None,
+}
+
+
 @dataclass(frozen=True)
 class Model:
     """One row of the canonical accelerator table (accelerators.yml)."""
@@ -202,9 +166,7 @@ class Model:
 @cache
 def models() -> tuple[Model, ...]:
     """The canonical accelerator table, in matching order."""
-    doc = yaml.safe_load(
-        resources.files("collector.ingest").joinpath("accelerators.yml").read_text()
-    )
+    doc = data("accelerators.yml")
     return tuple(
         Model(
             m["key"],

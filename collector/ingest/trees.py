@@ -13,16 +13,14 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from collector.errors import InputError
+from collector.ingest import data
 from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
@@ -39,12 +37,12 @@ class LogEntry:
     rel_path: str  # relative to the parent of the path given to ingest
     layout: str  # v0.5 | v0.6+ | plain
     round: str | None
-    submitter: str | None
-    system: str | None
-    system_folder: str | None
-    benchmark: str | None
-    run: int
-    description: Path | None  # the system description file, if one exists
+    submitter: str | None = None
+    system: str | None = None
+    system_folder: str | None = None
+    benchmark: str | None = None
+    run: int = 0
+    description: Path | None = None  # the system description file, if one exists
     telemetry: Path | None = None  # the samples taken during the run, if they were kept
     round_source: str | None = None  # option | repository: what gave `round`, if anything
 
@@ -116,7 +114,7 @@ def _walk(folder: Path, base: str, odd: list[Skipped]) -> list[str]:
     files = _files(str(folder), base, odd)
     for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
-        if name.startswith("result_") or _suffix(name) == ".log" or _maybe_log(path):
+        if name.startswith("result_") or name.endswith(".log") or _maybe_log(path):
             found.append(path)
     return found
 
@@ -138,7 +136,7 @@ def _files(folder: str, base: str, odd: list[Skipped]) -> Iterator[str]:
             if _is(child.is_dir) and not child.is_symlink():
                 stack.append(child.path)
             elif _is(child.is_file):
-                if _suffix(child.name) in LOG_SUFFIXES:
+                if child.name.endswith(LOG_SUFFIXES):
                     yield child.path
             elif not _is(child.is_dir):  # not a link to a folder either
                 kind = _kind(child.path)
@@ -152,12 +150,6 @@ def _is(test: Callable[[], bool]) -> bool:
         return test()
     except OSError:
         return False
-
-
-def _suffix(name: str) -> str:
-    """The suffix as pathlib defines it (none for a leading or trailing dot)."""
-    i = name.rfind(".")
-    return name[i:] if 0 < i < len(name) - 1 else ""
 
 
 def _maybe_log(path: str) -> bool:
@@ -196,7 +188,7 @@ def describe(
     resolved = os.path.abspath(path)  # string operations: this runs once per log
     rel = _relative(resolved, str(base)) or os.path.basename(path)
     name = os.path.basename(resolved)
-    match = _RUN_INDEX.search(name[: -len(_suffix(name))] if _suffix(name) else name)  # stem
+    match = _RUN_INDEX.search(os.path.splitext(name)[0])  # the run index ends the stem
     run = int(match.group(1)) if match else 0
     beside = telemetry_path(Path(resolved))
     telemetry = beside if beside.name in seen.names(os.path.dirname(resolved)) else None
@@ -206,23 +198,12 @@ def describe(
     how = "option" if round_ else "repository" if named_round else None
     start = root if root is not None else len(str(base).rstrip(os.sep).split(os.sep))
     place = _results_place(parts, start)
+    entry = LogEntry(Path(resolved), rel, "plain", named_round, run=run, telemetry=telemetry)
+    entry = replace(entry, round_source=how)
     if place is None:
         if root is not None or _in_tree(parts[start:-1]):
             return None  # in a result tree, outside its results layout: not a run
-        return LogEntry(
-            Path(resolved),
-            rel,
-            "plain",
-            named_round,
-            None,
-            None,
-            None,
-            None,
-            run,
-            None,
-            telemetry,
-            how,
-        )
+        return entry
     r, system, bench = place
     top = root + 1 if root is not None else _top_below(parts, str(base), r)
     org = parts[top] if top < r else parts[r - 1]
@@ -243,19 +224,14 @@ def describe(
         if seen.exists(candidate):
             description = Path(candidate)
             break
-    return LogEntry(
-        Path(resolved),
-        rel,
-        "v0.5" if submission else "v0.6+",
-        named_round,
-        org,
-        named,
-        folder,
-        benchmark_name(bench) if bench else None,
-        run,
-        description,
-        telemetry,
-        how,
+    return replace(
+        entry,
+        layout="v0.5" if submission else "v0.6+",
+        submitter=org,
+        system=named,
+        system_folder=folder,
+        benchmark=benchmark_name(bench) if bench else None,
+        description=description,
     )
 
 
@@ -304,11 +280,9 @@ def _top_below(parts: list[str], base: str, results: int) -> int:
     return min(depth, results - 1)
 
 
-@cache
 def layout_rules() -> dict[str, Any]:
     """The results layout and its known deviations (the `layout` part of rules.yml)."""
-    text = resources.files("collector.ingest").joinpath("rules.yml").read_text()
-    return yaml.safe_load(text)["layout"]
+    return data("rules.yml")["layout"]
 
 
 def benchmark_name(folder: str) -> str:

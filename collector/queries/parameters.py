@@ -14,114 +14,68 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
+INT, FLOAT, BOOL = pa.int64(), pa.float64(), pa.bool_()
+
 
 def _doc(name: str) -> dict[str, Any]:
     return yaml.safe_load(resources.files(__package__).joinpath(name).read_text())
+
+
+def _table(names: list[str], rows: list[Any], types: dict[str, pa.DataType]) -> pa.Table:
+    """A table of `rows` (lists of values in the order of `names`, or dicts by name); a column
+    is a string column unless `types` gives its type."""
+    schema = pa.schema([(name, types.get(name, pa.string())) for name in names])
+    rows = [row if isinstance(row, dict) else dict(zip(names, row, strict=True)) for row in rows]
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 @cache
 def bootstrap_params() -> pa.Table:
     """One row: seed, resamples and level of the percentile bootstrap (parameters.yml)."""
     boot = _doc("parameters.yml")["bootstrap"]
-    return pa.table(
-        {
-            "seed": pa.array([int(boot["seed"])], pa.int64()),
-            "resamples": pa.array([int(boot["resamples"])], pa.int64()),
-            "level": pa.array([float(boot["level"])], pa.float64()),
-        }
-    )
+    types = {"seed": INT, "resamples": INT, "level": FLOAT}
+    return _table(list(types), [[boot[name] for name in types]], types)
 
 
 @cache
 def deadlines() -> pa.Table:
     """The deadlines of deadline_fit, in hours (parameters.yml)."""
-    hours = [float(h) for h in _doc("parameters.yml")["deadlines_hours"]]
-    return pa.table({"deadline_hours": pa.array(hours, pa.float64())})
+    hours = [[float(h)] for h in _doc("parameters.yml")["deadlines_hours"]]
+    return _table(["deadline_hours"], hours, {"deadline_hours": FLOAT})
 
 
 @cache
 def baselines() -> pa.Table:
     """Enabled speedup baselines (baselines.yml)."""
-    rows = [b for b in _doc("baselines.yml")["baselines"] if b.get("enabled", True)]
-    schema = pa.schema(
-        [
-            ("baseline", pa.string()),
-            ("kind", pa.string()),
-            ("accelerators", pa.int64()),
-            ("precision", pa.string()),
-            ("system_id", pa.string()),
-            ("across_sources", pa.bool_()),
-            ("accelerator_keys", pa.list_(pa.string())),
-            ("across_rounds", pa.bool_()),
-        ]
-    )
-    return pa.Table.from_pylist(
-        [
-            {
-                "baseline": b["name"],
-                "kind": b["kind"],
-                "accelerators": b.get("accelerators"),
-                "precision": b.get("precision"),
-                "system_id": b.get("system_id"),
-                "across_sources": bool(b.get("across_sources", False)),
-                "accelerator_keys": b.get("accelerator_keys"),
-                "across_rounds": bool(b.get("across_rounds", False)),
-            }
-            for b in rows
-        ],
-        schema=schema,
-    )
+    rows = [
+        {"baseline": b["name"], "across_sources": False, "across_rounds": False, **b}
+        for b in _doc("baselines.yml")["baselines"]
+        if b.get("enabled", True)
+    ]
+    types = {"accelerators": INT, "across_sources": BOOL, "across_rounds": BOOL}
+    types["accelerator_keys"] = pa.list_(pa.string())
+    names = ["baseline", "kind", "accelerators", "precision", "system_id", "across_sources"]
+    return _table([*names, "accelerator_keys", "across_rounds"], rows, types)
 
 
 @cache
 def accelerators() -> pa.Table:
     """Accelerator models: name pattern, chip, form factor, TDP and its source."""
     doc = _doc("accelerators.yml")
-    rows = [dict(zip(doc["columns"], model, strict=True)) for model in doc["models"]]
-    schema = pa.schema(
-        [
-            ("key", pa.string()),
-            ("pattern", pa.string()),
-            ("chip", pa.string()),
-            ("form_factor", pa.string()),
-            ("tdp_w", pa.float64()),
-            ("source", pa.string()),
-        ]
-    )
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def _rows(doc: dict[str, Any], columns: str, rows: str) -> list[dict[str, Any]]:
-    return [dict(zip(doc[columns], row, strict=True)) for row in doc[rows]]
+    return _table(doc["columns"], doc["models"], {"tdp_w": FLOAT})
 
 
 @cache
 def datasets() -> dict[str, pa.Table]:
     """Data set sizes, quality targets and per-accelerator batch rules (datasets.yml)."""
     doc = _doc("datasets.yml")
-    sizes = pa.schema(
-        [
-            ("benchmark", pa.string()),
-            ("samples_per_epoch", pa.int64()),
-            ("sample", pa.string()),
-            ("projectable", pa.bool_()),
-            ("source", pa.string()),
-        ]
-    )
-    targets = pa.schema(
-        [("round", pa.string()), ("benchmark", pa.string()), ("quality_target", pa.float64())]
-    )
-    per_accelerator = pa.schema(
-        [("round", pa.string()), ("submitter", pa.string()), ("benchmark", pa.string())]
-    )
     return {
-        "dataset_sizes": pa.Table.from_pylist(_rows(doc, "columns", "datasets"), schema=sizes),
-        "quality_targets": pa.Table.from_pylist(
-            _rows(doc, "target_columns", "targets"), schema=targets
+        "dataset_sizes": _table(
+            doc["columns"], doc["datasets"], {"samples_per_epoch": INT, "projectable": BOOL}
         ),
-        "per_accelerator_batch": pa.Table.from_pylist(
-            _rows(doc, "per_accelerator_batch_columns", "per_accelerator_batch"),
-            schema=per_accelerator,
+        "quality_targets": _table(doc["target_columns"], doc["targets"], {"quality_target": FLOAT}),
+        "per_accelerator_batch": _table(
+            doc["per_accelerator_batch_columns"], doc["per_accelerator_batch"], {}
         ),
     }
 
@@ -131,14 +85,8 @@ def hardware_words() -> dict[str, pa.Table]:
     """Accelerator models and interconnect classes in words (hardware_words.yml)."""
     doc = _doc("hardware_words.yml")
     return {
-        "accelerator_names": pa.Table.from_pylist(
-            _rows(doc, "model_columns", "models"),
-            schema=pa.schema([(c, pa.string()) for c in doc["model_columns"]]),
-        ),
-        "link_names": pa.Table.from_pylist(
-            _rows(doc, "link_columns", "links"),
-            schema=pa.schema([(c, pa.string()) for c in doc["link_columns"]]),
-        ),
+        "accelerator_names": _table(doc["model_columns"], doc["models"], {}),
+        "link_names": _table(doc["link_columns"], doc["links"], {}),
     }
 
 
@@ -146,32 +94,23 @@ def prices() -> pa.Table:
     """Accelerator-hour prices: the package's `prices.csv`, or the file $COLLECTOR_PRICES names."""
     path = os.environ.get("COLLECTOR_PRICES")
     source = Path(path) if path else resources.files(__package__).joinpath("prices.csv")
-    schema = pa.schema(
-        [
-            ("accelerator_key", pa.string()),
-            ("usd_per_accelerator_hour", pa.float64()),
-            ("label", pa.string()),
-            ("note", pa.string()),
-        ]
-    )
-    if not source.is_file():
-        return pa.Table.from_pylist([], schema=schema)
-    with source.open(newline="", encoding="utf-8") as handle:
-        rows = [
-            {**r, "usd_per_accelerator_hour": float(r["usd_per_accelerator_hour"])}
-            for r in csv.DictReader(handle)
-        ]
-    return pa.Table.from_pylist(rows, schema=schema)
+    names = ["accelerator_key", "usd_per_accelerator_hour", "label", "note"]
+    rows = []
+    if source.is_file():
+        with source.open(newline="", encoding="utf-8") as handle:
+            rows = [
+                {**r, "usd_per_accelerator_hour": float(r["usd_per_accelerator_hour"])}
+                for r in csv.DictReader(handle)
+            ]
+    return _table(names, rows, {"usd_per_accelerator_hour": FLOAT})
 
 
 @cache
 def quality_direction() -> pa.Table:
     """Benchmarks whose quality improves downwards, or that log two metrics (quality.yml)."""
     doc = _doc("quality.yml")
-    rows = [{"benchmark": b, "better": "lower"} for b in doc["lower_is_better"]]
-    rows += [{"benchmark": b, "better": "mixed"} for b in doc["mixed"]]
-    schema = pa.schema([("benchmark", pa.string()), ("better", pa.string())])
-    return pa.Table.from_pylist(rows, schema=schema)
+    rows = [[b, "lower"] for b in doc["lower_is_better"]] + [[b, "mixed"] for b in doc["mixed"]]
+    return _table(["benchmark", "better"], rows, {})
 
 
 def tables() -> dict[str, pa.Table]:

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from collector.store.snapshot import KEEP, POINTER, WAIT_S, Snapshot, pinned, read, write, writing
+from collector.store.snapshot import KEEP, POINTER, WAIT_S, Pin, Snapshot, read, write, writing
 
 WORKING_STORE = Path(".collector") / "store"
 
@@ -69,8 +69,8 @@ __all__ = [
     "KEEP",
     "WAIT_S",
     "WORKING_STORE",
+    "Pin",
     "Snapshot",
-    "pinned",
     "read",
     "resolve",
     "shipped",

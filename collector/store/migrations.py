@@ -15,27 +15,18 @@ from collector.errors import StoreError
 Migration = Callable[[pa.Table], pa.Table]
 
 
-def _add_columns(after: dict[str, list[str]]) -> Migration:
-    """A migration that inserts null string columns, each list after the column named."""
+def _add_columns(after: dict[str | None, list[str]], kind: str = "string") -> Migration:
+    """A migration that inserts null columns, each list after the column named (at the end
+    for None)."""
 
     def step(table: pa.Table) -> pa.Table:
         for anchor, names in after.items():
-            at = table.schema.get_field_index(anchor) + 1
+            at = table.schema.get_field_index(anchor) + 1 if anchor else table.num_columns
             for offset, name in enumerate(names):
-                table = table.add_column(at + offset, name, pa.nulls(table.num_rows, pa.string()))
+                table = table.add_column(at + offset, name, pa.nulls(table.num_rows, kind))
         return table
 
     return step
-
-
-def _runs_add_rcp_and_init(table: pa.Table) -> pa.Table:
-    """runs 2 -> 3: the RCP normalisation factor (scaling.json) and the init time, unknown
-    for old rows."""
-    for name in ("rcp_scaling_factor", "init_s"):
-        table = table.append_column(
-            pa.field(name, pa.float64()), pa.nulls(table.num_rows, pa.float64())
-        )
-    return table
 
 
 # (table, from_version) -> migration to from_version + 1. Version 1 is the first release.
@@ -45,8 +36,9 @@ MIGRATIONS: dict[tuple[str, int], Migration] = {
         {"round": ["round_source"], "accelerator": ["accelerator_model", "accelerator_vendor"]}
     ),
     ("systems", 1): _add_columns({"accelerator": ["accelerator_model", "accelerator_vendor"]}),
-    # 3: the RCP normalisation factor of the run's submission and its init time
-    ("runs", 2): _runs_add_rcp_and_init,
+    # 3: the RCP normalisation factor of the run's submission and its init time (unknown for
+    # old rows)
+    ("runs", 2): _add_columns({None: ["rcp_scaling_factor", "init_s"]}, "float64"),
 }
 
 

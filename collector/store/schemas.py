@@ -48,23 +48,11 @@ class TableSchema:
 
     def table_from_rows(self, rows: list[dict[str, Any]]) -> pa.Table:
         """Build a table from dict rows (missing keys are null), validated."""
-        columns = {name: [row.get(name) for row in rows] for name in self.names}
-        return self.table_from_columns(columns)
+        return self.table_from_arrays([[row.get(name) for row in rows] for name in self.names])
 
-    def table_from_columns(self, columns: dict[str, list[Any]]) -> pa.Table:
-        """Build a table from column lists, validated."""
-        try:
-            table = pa.Table.from_pydict(
-                {name: columns.get(name, [None] * _length(columns)) for name in self.names},
-                schema=self.arrow(),
-            )
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise SchemaError(f"{self.table}: {exc}") from exc
-        self.validate(table)
-        return table
-
-    def table_from_arrays(self, arrays: list[pa.Array]) -> pa.Table:
-        """Build a table from one Arrow array per column, in schema order, validated."""
+    def table_from_arrays(self, arrays: list[pa.Array] | list[list[Any]]) -> pa.Table:
+        """Build a table from one Arrow array (or list of values) per column, in schema
+        order, validated."""
         try:
             table = pa.Table.from_arrays(arrays, schema=self.arrow())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -82,10 +70,6 @@ class TableSchema:
                 raise SchemaError(f"{self.table}.{column['name']}: type {field.type}")
             if not column["nullable"] and table.column(column["name"]).null_count:
                 raise SchemaError(f"{self.table}.{column['name']}: nulls in a non-null column")
-
-
-def _length(columns: dict[str, list[Any]]) -> int:
-    return len(next(iter(columns.values()))) if columns else 0
 
 
 @cache

@@ -82,7 +82,7 @@ def current_name(store: Path) -> str | None:
 
 def read(store: Path, tables: tuple[str, ...] = STORED_TABLES) -> Snapshot:
     """Read the live snapshot (or an empty one for a new store), upgrading old versions."""
-    with pinned(store) as name:
+    with Pin(store) as name:
         return _read(store, name, tables)
 
 
@@ -217,7 +217,8 @@ def _number(name: str) -> int:
 
 
 class Pin:
-    """A snapshot held for reading: no writer removes it until `close`."""
+    """A snapshot held for reading (its name, None for a new store): no writer removes it
+    until `close`, or the end of a `with Pin(store) as name:` block."""
 
     def __init__(self, store: Path) -> None:
         self.fd: int | None = None
@@ -237,21 +238,16 @@ class Pin:
             os.close(fd)
         raise StoreError(f"{store}: snapshots are replaced faster than they can be opened")
 
-    def close(self) -> None:
+    def close(self, *_: object) -> None:
         """Let writers remove the snapshot."""
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
+    def __enter__(self) -> str | None:
+        return self.name
 
-@contextmanager
-def pinned(store: Path) -> Iterator[str | None]:
-    """The live snapshot's name (None for a new store), held while the block runs."""
-    pin = Pin(store)
-    try:
-        yield pin.name
-    finally:
-        pin.close()
+    __exit__ = close
 
 
 # (store, thread) -> depth of the writer locks this process holds; a thread of its own

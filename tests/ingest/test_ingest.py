@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from collector import store as stores
 from collector.ingest.pipeline import ingest
 from collector.queries import query
 from tests.conftest import FIXTURES, LOGS, v05_tree, v06_tree
@@ -293,3 +294,25 @@ def test_fifos_devices_sockets_and_broken_links_are_issues_and_skipped(
         ]
     )
     assert query.run("issues", store).num_rows == 9
+
+
+def test_a_result_file_without_mlperf_lines_is_an_incomplete_run(tmp_path, store):
+    folder = tmp_path / "training_results_v1.0" / "Intel" / "results" / "8-nodes" / "minigo"
+    folder.mkdir(parents=True)
+    shutil.copy(
+        FIXTURES / "rounds" / "v10_intel_minigo_no_mlperf_lines.txt", folder / "result_run10.txt"
+    )
+    shutil.copy(LOGS / "not_a_log.txt", tmp_path / "notes.log")  # outside a results layout
+    report = ingest([tmp_path / "training_results_v1.0", tmp_path / "notes.log"], store=store)
+    (run,) = query.run("runs", store).to_pylist()
+    assert (run["round"], run["submitter"], run["benchmark"], run["run"]) == (
+        "v1.0",
+        "Intel",
+        "minigo",
+        10,
+    )
+    assert (run["status"], run["minutes"]) == ("incomplete", None)
+    (stored,) = stores.read(store, ("runs",))["runs"].to_pylist()
+    assert (stored["log_format"], stored["events"]) == ("none", 0)
+    codes = {(i.path.rsplit("/", 1)[-1], i.code) for i in report.issues}
+    assert codes == {("result_run10.txt", "no-events"), ("notes.log", "no-events")}

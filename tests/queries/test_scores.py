@@ -181,6 +181,13 @@ def test_unet3d_with_five_failures_is_unscorable(store):
     assert row["unscorable_reason"] == "5 of 40 runs did not converge, the rules allow 4"
 
 
+def test_v1_0_scores_the_unet3d_runs_present_as_its_summarizer_did(store):
+    # Supermicro's as-4142gs-tnr UNet3D: 22 logs where the package checker expects 40
+    runs = [run(i, float(i + 1), round="v1.0", benchmark="unet3d") for i in range(22)]
+    (row,) = scores_of(store, runs)
+    assert (row["runs_used"], row["score_minutes"]) == (14, pytest.approx(sum(range(5, 19)) / 14))
+
+
 def test_gpt3_three_runs_score_the_middle_one(store):
     runs = [v41(i, m, benchmark="gpt3") for i, m in enumerate([100, 90, 120])]
     (row,) = scores_of(store, runs)
@@ -325,3 +332,25 @@ def test_v0_5_has_no_init_limit(store):
     runs = [run(i, 10 + i, init_s=3600.0) for i in range(5)]
     (row,) = scores_of(store, runs)
     assert row["runs_converged"] == 5
+
+
+def test_a_result_file_without_mlperf_lines_is_a_failed_run_as_the_summarizer_counts_it(
+    tmp_path,
+):
+    # v1.0 Intel's minigo result_run10.txt holds one sentence and no MLPerf line
+    tree = tmp_path / "training_results_v2.1"
+    shutil.copytree(ROUND_FOLDERS / "training_results_v2.1", tree)
+    folder = tree / "Intel" / "results" / "1-node-SPR-pytorch" / "dlrm"
+    shutil.copy(ROUND_FOLDERS / "v10_intel_minigo_no_mlperf_lines.txt", folder / "result_5.txt")
+    store = tmp_path / "store"
+    report = ingest([tree], store=store)
+    assert report.runs_added == 6
+    (issue,) = [i for i in report.issues if i.severity == "error"]
+    assert (issue.path, issue.code) == (
+        f"{tree.name}/{folder.relative_to(tree)}/result_5.txt",
+        "no-events",
+    )
+    (row,) = query.run("scores", store).to_pylist()
+    assert (row["runs_total"], row["runs_converged"], row["runs_used"]) == (6, 5, 4)
+    expected, _ = summarizer_score(folder, "dlrm", "2.1.0", tmp_path / "oracle")
+    assert row["score_minutes"] == pytest.approx(expected, rel=1e-9)

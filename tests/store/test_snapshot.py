@@ -40,7 +40,7 @@ def test_write_swaps_atomically_and_keeps_the_last_few_snapshots(store):
 def test_a_snapshot_held_by_a_reader_is_not_removed(store):
     tables = snapshot.empty().tables
     snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue("old"))))
-    with snapshot.pinned(store) as held:
+    with snapshot.Pin(store) as held:
         for m in "abcdef":
             snapshot.write(store, snapshot.Snapshot(dict(tables, ingest_issues=one_issue(m))))
         assert (store / held / "ingest_issues.parquet").exists()
