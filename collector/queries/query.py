@@ -117,7 +117,6 @@ def score_rules() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=pa.schema(list(RULE_FIELDS)))
 
 
-@cache
 def sources() -> pa.Table:
     """Origins of the official result trees (runs/sources.csv): tree, repository, commit."""
     return _shipped_csv(("sources.csv",), ("tree", "repository", "commit", "description"))

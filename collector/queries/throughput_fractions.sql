@@ -101,7 +101,8 @@ SELECT
         WHEN o.rate IS NOT NULL THEN NULL
         WHEN d.samples_per_epoch IS NULL THEN
             'trains on self-play games: no data set, so no official samples per second'
-        ELSE 'no official result of this workload on ' || l.accelerator_model
+        ELSE 'no official result of this workload on '
+            || coalesce(l.accelerator_model, 'an accelerator of unknown model')
             || coalesce(' (' || w.differs || ')', '')
     END AS official_missing_reason,
     l.log_path
