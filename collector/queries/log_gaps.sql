@@ -2,7 +2,8 @@
 -- lack (runs/official/missing.csv, registered as missing_logs), one row per configuration
 -- folder (<tree>/[v0.5.0/]<submitter>/[<submission>/]results/<system>/<benchmark>): how many
 -- of its logs are missing and how many are stored. A folder none of whose logs is stored is
--- a whole configuration absent from the store (configuration_absent).
+-- a whole configuration absent from the store (configuration_absent); its nodes and
+-- accelerators come from its system description where the store holds one.
 WITH missing AS (
     SELECT
         'v' || regexp_extract(tree, 'training_results_v(.*)$', 1) AS round,
@@ -29,7 +30,10 @@ stored AS (
 SELECT
     f.round, f.benchmark, f.submitter, f.system,
     f.round || '/' || f.submitter || '/' || f.system AS system_id, f.folder, f.logs_missing,
-    coalesce(s.logs_stored, 0) AS logs_stored, s.folder IS NULL AS configuration_absent
+    coalesce(s.logs_stored, 0) AS logs_stored, s.folder IS NULL AS configuration_absent,
+    d.nodes, d.accelerators
 FROM folders AS f
 LEFT JOIN stored AS s USING (folder)
+LEFT JOIN (SELECT DISTINCT system_id, nodes, accelerators FROM store.systems) AS d
+    ON d.system_id = f.round || '/' || f.submitter || '/' || f.system
 ORDER BY f.round, f.benchmark, f.folder

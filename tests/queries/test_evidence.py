@@ -188,3 +188,13 @@ def test_missing_logs_are_counted_per_configuration_folder(con):
     assert (q["round"], q["benchmark"], q["system_id"]) == ("v3.0", "resnet", "v3.0/Acme/q")
     assert (q["logs_missing"], q["logs_stored"], q["configuration_absent"]) == (2, 2, False)
     assert (got["gone"]["logs_stored"], got["gone"]["configuration_absent"]) == (0, True)
+
+
+def test_the_site_tables_say_which_logs_a_configuration_lacks(con):
+    """q's runs 3 and 4 are missing; 'gone', not described, may be on one server or several."""
+    (q,) = [r for r in rows(con, "site_scores") if r["system"] == "q"]
+    assert (q["runs_total"], q["logs_missing"]) == (2, 2)
+    assert (q["absent_configurations"], q["absent_logs"]) == (1, 1)
+    (big,) = [r for r in rows(con, "site_scores") if r["system"] == "big"]
+    assert (big["logs_missing"], big["absent_configurations"]) == (0, 1)
+    assert all(r["logs_missing"] == 0 for r in rows(con, "site_scores") if r["source"] == "local")
