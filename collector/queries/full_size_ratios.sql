@@ -36,6 +36,7 @@ pairs AS (
     SELECT
         a.benchmark, a.precision, a.accelerators, a.evidence,
         a.accelerator_model AS model_a, b.accelerator_model AS model_b,
+        b.accelerator_model || ' against ' || a.accelerator_model AS comparison,
         a.run_id AS a_run_id, b.run_id AS b_run_id,
         a.samples_per_s_per_accelerator AS a_samples_per_s_per_accelerator,
         a.window_min_samples_per_s_per_accelerator AS a_window_min_samples_per_s_per_accelerator,
@@ -72,4 +73,4 @@ SELECT
     'projected from measured throughput' AS projection_evidence, checked_submissions,
     checked_median_abs_error_pct
 FROM pairs
-ORDER BY benchmark, precision, accelerators, model_a, model_b
+ORDER BY model_a, model_b, accelerators, benchmark, precision
