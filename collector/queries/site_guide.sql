@@ -26,4 +26,7 @@ SELECT
     p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id
 FROM projected AS p
 LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
-ORDER BY benchmark, evidence, round, score_minutes, system_id
+-- newest round first, then by time (official results, then your own runs, then projections)
+ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END,
+    list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    score_minutes, benchmark, system_id

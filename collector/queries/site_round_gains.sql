@@ -35,4 +35,4 @@ SELECT
     old_slowest_minutes / fastest_minutes AS speedup_high
 FROM paired
 WHERE old_round IS NOT NULL
-ORDER BY evidence, benchmark, class, round_order
+ORDER BY evidence DESC, benchmark, class, round_order

@@ -68,9 +68,17 @@ absent AS (
     GROUP BY ALL
 )
 SELECT
-    evidence, source, scale, round, submitter, division, system_id, system, benchmark,
+    evidence,
+    CASE WHEN evidence = 'official' THEN 'official MLPerf'
+        WHEN evidence = 'local' THEN 'local run, full scale'
+        WHEN evidence = 'proxy' THEN 'local run, proxy scale ' || coalesce(scale, 'unknown scale')
+        ELSE evidence END AS kind,
+    source, scale, round, submitter, division, system_id, system, benchmark,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
-    precision, hardware, runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
+    precision, hardware,
+    concat_ws(' · ', hardware, submitter || ' ' || CASE WHEN source = 'local' THEN 'suite ' ELSE ''
+        END || round) AS label,
+    runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
     slowest_minutes, unscorable_reason,
     round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) FILTER (WHERE score_minutes IS NOT NULL)
         OVER (PARTITION BY evidence, benchmark) AS newest_round,
@@ -93,5 +101,6 @@ SELECT
 FROM described
 LEFT JOIN gaps AS g USING (source, round, benchmark, system_id)
 LEFT JOIN absent AS a USING (source, round, benchmark)
-ORDER BY evidence, benchmark, round DESC, score_minutes NULLS LAST, system_id, precision,
-    interconnect, accelerators
+ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END, benchmark,
+    list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    score_minutes NULLS LAST, system_id, precision, interconnect, accelerators

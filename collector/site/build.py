@@ -11,24 +11,29 @@ from pathlib import Path
 import vl_convert
 
 from collector.site import charts
+from collector.site.common import benchmark_names
 from collector.site.data import SiteData, load
-from collector.site.model import ChartRef, Page
+from collector.site.model import ChartRef, Page, Sheet
 from collector.site.pages import (
     benchmarks,
     compare,
     downloads,
     guide,
     home,
-    local_checks,
     method,
-    rounds,
     sources,
     systems,
 )
-from collector.site.pages.common import benchmark_names
 from collector.site.render import render
 
 INDEX = ".generated.json"  # list of the files written, so stale ones can be removed
+# Pages that lay out derived tables as they are: template, path, title, the tables it reads.
+SHEETS = (
+    ("benchmarks.md.j2", "benchmarks/index.md", "Benchmarks", ("site_benchmarks",)),
+    ("systems.md.j2", "systems/index.md", "Systems", ("site_systems",)),
+    ("rounds.md.j2", "rounds.md", "Rounds", ("site_round_gains",)),
+    ("local_checks.md.j2", "local-checks.md", "Local pipeline checks", ("site_scores",)),
+)
 
 
 @dataclass(frozen=True)
@@ -45,17 +50,17 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
     out: list[tuple[str, Page]] = [
         ("home.md.j2", home.page(data)),
         ("guide.md.j2", guide.page(data)),
-        ("page.md.j2", benchmarks.index_page(data)),
-        ("page.md.j2", systems.index_page(data)),
-        ("page.md.j2", compare.page(data)),
-        ("page.md.j2", rounds.page(data)),
-        ("page.md.j2", sources.page(data)),
-        ("page.md.j2", downloads.page(data)),
-        ("page.md.j2", method.page(data)),
-        ("page.md.j2", local_checks.page(data)),
+        ("compare.md.j2", compare.page(data)),
+        ("sources.md.j2", sources.page(data)),
+        ("data.md.j2", downloads.page(data)),
+        ("method_sql.md.j2", method.page(data)),
     ]
-    out += [("page.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
-    out += [("page.md.j2", systems.page(data, s)) for s in systems.systems_with_runs(data)]
+    out += [
+        (template, Sheet(path, title, data.snapshot, rows={t: data.rows(t) for t in tables}))
+        for template, path, title, tables in SHEETS
+    ]
+    out += [("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
+    out += [("system.md.j2", systems.page(data, s)) for s in systems.systems_with_runs(data)]
     return out
 
 
@@ -66,8 +71,8 @@ def generate(store: str | Path | None = None) -> Result:
     chart_list: list[ChartRef] = []
     for template, page in pages(data):
         files[page.path] = render(template, page).encode()
-        for section in page.sections:
-            chart_list.extend(section.charts)
+        for refs in page.charts.values() if isinstance(page, Sheet) else ():
+            chart_list.extend(refs)
     for c in chart_list:
         files[f"charts/{c.chart_id}.vl.json"] = (
             json.dumps(c.spec, indent=1, sort_keys=True) + "\n"

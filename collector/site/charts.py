@@ -241,45 +241,54 @@ def _title_lines(title: str) -> str | list[str]:
     return [line for part in parts for line in textwrap.wrap(part, TITLE_CHARS)]
 
 
-def time_to_train(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
-    """Score in minutes per configuration (dot) with fastest-slowest run bars.
+TIME_MEASURE = "time to train (dot: score; bar: fastest to slowest run)"
+# Tooltips of dot charts: (field, title); a title of None is the chart's measure.
+TIME_TIPS = (
+    ("label:N", "configuration"), ("system:N", "system"), ("kind:N", "evidence"),
+    ("accelerators:Q", "accelerators"), ("value_text:N", "score"), ("low_text:N", "fastest run"),
+    ("high_text:N", "slowest run"), ("runs_used:Q", "runs averaged"),
+)  # fmt: skip
+RATIO_TIPS = (
+    ("label:N", "what"), ("kind:N", "evidence"), ("value_text:N", None),
+    ("low_text:N", "interval low"), ("high_text:N", "interval high"), ("detail:N", "source"),
+)  # fmt: skip
 
-    Rows: label, minutes, fastest_minutes, slowest_minutes, system, accelerators, runs_used, kind.
+
+def dots(
+    rows: Sequence[Row],
+    title: str,
+    description: str,
+    measure: str,
+    minutes: bool = False,
+    tips: Sequence[tuple[str, str | None]] = RATIO_TIPS,
+) -> alt.LayerChart:
+    """One value per labelled row (dot) with its interval where it has one (bar): times to
+    train (`minutes`: fastest first, read as durations) or ratios (largest first).
+
+    Rows: label, value, low and high (None where there is no interval), kind, and the fields
+    that `tips` names.
     """
-    fields = ("minutes", "fastest_minutes", "slowest_minutes")
-    param = "log_time" if is_wide(rows, fields) else None
-    base = _texts(_scaled(_base(rows), fields, param), fields, minutes=True)
-    y = _row_labels("minutes", "ascending")
-    axis = _axis_scale(
-        rows, fields, "time to train (dot: score; bar: fastest to slowest run)", param, True
-    )
-    tooltip = [
-        alt.Tooltip("label:N", title="configuration"),
-        alt.Tooltip("system:N", title="system"),
-        alt.Tooltip("kind:N", title="evidence"),
-        alt.Tooltip("accelerators:Q", title="accelerators"),
-        alt.Tooltip("minutes_text:N", title="score"),
-        alt.Tooltip("fastest_minutes_text:N", title="fastest run"),
-        alt.Tooltip("slowest_minutes_text:N", title="slowest run"),
-        alt.Tooltip("runs_used:Q", title="runs averaged"),
-    ]
-    layers, extra = _first_rows(
-        _dot_and_range(base, rows, y, fields, axis, tooltip), rows, "minutes", "ascending"
-    )
-    return _finish(layers, title, description, param, height=alt.Step(ROW_STEP), extra=extra)
+    fields = ("value", "low", "high")
+    param = "log_value" if is_wide(rows, fields) else None
+    order = "ascending" if minutes else "descending"
+    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
+    axis = _axis_scale(rows, fields, measure, param, minutes)
+    tooltip = [alt.Tooltip(f, title=t or measure) for f, t in tips]
+    layers = _dot_and_range(base, rows, _row_labels("value", order), axis, tooltip)
+    layers, extra = _first_rows(layers, rows, "value", order)
+    on = log_first(rows, fields)
+    return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
 
 
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
-    """A measure (speedup or minutes) against accelerator count, with interval error bars.
+    """Minutes to train against accelerator count, one line per series, with bars from the
+    fastest to the slowest converged run.
 
-    Rows: accelerators, value, low, high, series, measure (axis title), kind. A measure that
-    names minutes is drawn as a duration.
+    Rows: accelerators, score_minutes, fastest_minutes, slowest_minutes, series, kind.
     """
-    fields = ("value", "low", "high")
+    fields = ("score_minutes", "fastest_minutes", "slowest_minutes")
     param = "log_scaling" if is_wide(rows, fields) else None
-    measure = rows[0]["measure"] if rows else "value"
-    minutes = "minutes" in measure
-    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
+    base = _texts(_scaled(_base(rows), fields, param), fields, True)
     counts = sorted({r["accelerators"] for r in rows})
     x = alt.X(
         "accelerators:Q",
@@ -287,26 +296,26 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
         axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),  # measured counts
         title="accelerators",
     )
-    axis, scale = _axis_scale(rows, fields, measure.replace("minutes", "time"), param, minutes)
+    axis, scale = _axis_scale(rows, fields, "time to train", param, True)
     tooltip = [
         alt.Tooltip("series:N", title="configuration"),
         alt.Tooltip("kind:N", title="evidence"),
         alt.Tooltip("accelerators:Q"),
-        alt.Tooltip("value_text:N", title=measure),
-        alt.Tooltip("low_text:N", title="interval low"),
-        alt.Tooltip("high_text:N", title="interval high"),
+        alt.Tooltip("score_minutes_text:N", title="score"),
+        alt.Tooltip("fastest_minutes_text:N", title="fastest run"),
+        alt.Tooltip("slowest_minutes_text:N", title="slowest run"),
     ]
     color = _color("series:N", "configuration")
     bars = base.mark_rule().encode(
         x=x,
-        y=alt.Y("low_plot:Q", axis=axis, scale=scale),
-        y2="high_plot:Q",
+        y=alt.Y("fastest_minutes_plot:Q", axis=axis, scale=scale),
+        y2="slowest_minutes_plot:Q",
         color=color,
         tooltip=tooltip,
     )
     line = base.mark_line(point=True).encode(
         x=x,
-        y=alt.Y("value_plot:Q", axis=axis, scale=scale),
+        y=alt.Y("score_minutes_plot:Q", axis=axis, scale=scale),
         color=color,
         tooltip=tooltip,
     )
@@ -334,33 +343,6 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
         ],
     )
     return _finish(chart, title, description, param)
-
-
-def bars(rows: Sequence[Row], title: str, description: str, measure: str) -> alt.LayerChart:
-    """One value per labelled row (dot) with its interval where it has one (bar).
-
-    Rows: label, value, low (optional), high (optional), kind, detail. A measure that names
-    minutes is drawn as a duration.
-    """
-    fields = ("value", "low", "high")
-    param = "log_value" if is_wide(rows, fields) else None
-    minutes = "minutes" in measure
-    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
-    y = _row_labels("value", "descending")
-    axis = _axis_scale(rows, fields, measure, param, minutes)
-    tooltip = [
-        alt.Tooltip("label:N", title="what"),
-        alt.Tooltip("kind:N", title="evidence"),
-        alt.Tooltip("value_text:N", title=measure),
-        alt.Tooltip("low_text:N", title="interval low"),
-        alt.Tooltip("high_text:N", title="interval high"),
-        alt.Tooltip("detail:N", title="source"),
-    ]
-    layers, extra = _first_rows(
-        _dot_and_range(base, rows, y, fields, axis, tooltip), rows, "value", "descending"
-    )
-    on = log_first(rows, fields)
-    return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
 
 
 def _first_rows(
@@ -408,27 +390,25 @@ def _dot_and_range(
     base: alt.Chart,
     rows: Sequence[Row],
     y: alt.Y,
-    fields: tuple[str, str, str],
     axis_scale: tuple[alt.Axis, alt.Scale],
     tooltip: list[alt.Tooltip],
 ) -> alt.LayerChart:
     """A range bar (low to high) under a dot (the value), coloured by kind of evidence; the
     dots alone where no row has both ends (a bar layer without data makes Vega warn of an
     infinite extent)."""
-    value, low, high = fields
     axis, scale = axis_scale
     dots = base.mark_point(filled=True, size=60).encode(
         y=y,
-        x=alt.X(f"{value}_plot:Q", axis=axis, scale=scale),
+        x=alt.X("value_plot:Q", axis=axis, scale=scale),
         color=_color("kind:N", "evidence"),
         tooltip=tooltip,
     )
-    if not any(_number(r.get(low)) and _number(r.get(high)) for r in rows):
+    if not any(_number(r.get("low")) and _number(r.get("high")) for r in rows):
         return alt.layer(dots)
     rule = base.mark_rule().encode(
         y=y,
-        x=alt.X(f"{low}_plot:Q", axis=axis, scale=scale),
-        x2=f"{high}_plot:Q",
+        x=alt.X("low_plot:Q", axis=axis, scale=scale),
+        x2="high_plot:Q",
         tooltip=tooltip,
     )
     return alt.layer(rule, dots)

@@ -23,35 +23,25 @@ from collector.store.snapshot import current_name
 
 Row = dict[str, Any]
 
-# Time-to-accuracy points per run, straight from the stored evaluations.
-_EVALS_SQL = """
-SELECT r.source, r.round, r.submitter, r.system_id, r.system, r.benchmark, r.run, r.run_id,
-       r.status, r.scale, e.elapsed_s / 60 AS minutes, e.epoch, e.quality, r.quality_target
-FROM store.evals AS e JOIN store.runs AS r USING (run_id)
-WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
-ORDER BY r.source, r.round, r.system_id, r.benchmark, r.run, e.seq
-"""
-
 
 @dataclass
 class SiteData:
-    """Derived tables by name, plus evaluations and system descriptions."""
+    """Derived tables by name, plus system descriptions and the published studies."""
 
     store: Path
     snapshot: str
     tables: dict[str, pa.Table]
-    evals: list[Row] = field(default_factory=list)
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
-
-    def has(self, name: str) -> bool:
-        """Whether the derived table exists (its query is defined)."""
-        return name in self.tables
+    read: dict[str, list[Row]] = field(default_factory=dict)  # rows already read, by table
 
     def rows(self, name: str) -> list[Row]:
-        """The table's rows, or none when the table is not defined yet."""
-        table = self.tables.get(name)
-        return table.to_pylist() if table is not None else []
+        """The table's rows (read once: pages share them and must not change them), or none
+        when the table is not defined yet."""
+        if name not in self.read:
+            table = self.tables.get(name)
+            self.read[name] = table.to_pylist() if table is not None else []
+        return self.read[name]
 
 
 def load(store: str | Path | None = None) -> SiteData:
@@ -71,12 +61,11 @@ def load(store: str | Path | None = None) -> SiteData:
             tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
     if "published" not in tables:
         tables["published"] = _published(con)
-    evals = con.sql(_EVALS_SQL).to_arrow_table().to_pylist()
     descriptions = {}
     for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
         descriptions[sid] = _parse(text)
     studies = load_studies(stores.shipped("published"))
-    return SiteData(store_path, snapshot, tables, evals, descriptions, studies)
+    return SiteData(store_path, snapshot, tables, descriptions, studies)
 
 
 SIGNIFICANT_DIGITS = 12

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
@@ -18,7 +18,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     caption: str = ""
-    title: str = ""  # a heading of its own, where a section holds several tables
+    title: str = ""  # its heading, where a page holds several tables
 
 
 @dataclass(frozen=True)
@@ -34,27 +34,22 @@ class ChartRef:
 
 
 @dataclass(frozen=True)
-class Section:
-    """A titled block of a page: prose, an optional table and optional charts."""
-
-    title: str
-    intro: Markup = Markup("")
-    table: Table | None = None
-    charts: tuple[ChartRef, ...] = ()
-    tables: tuple[Table, ...] = ()  # after `table`, each under its title
-    notes: tuple[Markup, ...] = ()
-    folded: str | None = None  # if set, the table and notes sit folded under this summary
-
-
-@dataclass(frozen=True)
 class Page:
-    """Common to every generated page: where it goes, its title and its sections."""
+    """Common to every generated page: where it goes, its title and the store snapshot."""
 
     path: str
     title: str
     snapshot: str
-    intro: Markup = Markup("")
-    sections: tuple[Section, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sheet(Page):
+    """A page whose template lays out rows of derived tables (by name, as the tables have them)
+    and charts (by name); `item` is the one row a page is about (a system)."""
+
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+    charts: dict[str, tuple[ChartRef, ...]] = field(default_factory=dict)
+    item: Row = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 from collector import site
 from collector.cli import app
 from collector.ingest.pipeline import ingest
+from collector.site.common import num
 from collector.site.data import load
 from collector.site.pages import guide
-from collector.site.pages.common import num
 from tests.conftest import LOGS, REPO
 from tests.site.conftest import XSS, build_site
 

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
+from collector.queries import query
 from collector.site import charts
 from collector.site.escape import json_for_html, markdown_text, title_text
+from collector.site.model import Sheet
+from collector.site.render import render
 
 ROWS = [
     {
         "label": "a",
-        "minutes": 1.0,
-        "fastest_minutes": 0.9,
-        "slowest_minutes": 1.2,
+        "value": 1.0,
+        "low": 0.9,
+        "high": 1.2,
         "system": "<b>x</b>",
         "accelerators": 8,
         "runs_used": 3,
@@ -22,9 +28,9 @@ ROWS = [
     },
     {
         "label": "b",
-        "minutes": 100.0,
-        "fastest_minutes": 90.0,
-        "slowest_minutes": 120.0,
+        "value": 100.0,
+        "low": 90.0,
+        "high": 120.0,
         "system": "y",
         "accelerators": 16,
         "runs_used": 3,
@@ -33,26 +39,13 @@ ROWS = [
 ]
 
 
-class Tables(dict):
-    """Site data holding only the derived tables given (name -> rows)."""
-
-    def rows(self, name: str) -> list[dict]:
-        return self.get(name, [])
+EMPTY = Path(tempfile.mkdtemp())  # a store folder with no snapshot: every stored table empty
 
 
-def _local_link(benchmark: str, gain: float, low: float, high: float) -> dict:
-    """An interconnect_delta row of local runs on 4 accelerators: time without NVLink over
-    time with it, and its interval."""
-    return {
-        "benchmark": benchmark,
-        "accelerators": 4,
-        "source": "local",
-        "scale": "small",
-        "kind": "measured",
-        "gain": gain,
-        "gain_ci_low": low,
-        "gain_ci_high": high,
-    }
+def _time(rows: list[dict], title: str = "t", description: str = "d") -> dict:
+    """The spec of a time-to-train dot chart, as the benchmark pages draw it."""
+    chart = charts.dots(rows, title, description, charts.TIME_MEASURE, True, charts.TIME_TIPS)
+    return chart.to_dict()
 
 
 def test_markdown_text_escapes_html_and_markdown() -> None:
@@ -74,15 +67,12 @@ def test_title_has_no_angle_brackets() -> None:
 
 
 def test_time_chart_has_error_bars_tooltips_description_and_log_toggle() -> None:
-    spec = charts.time_to_train(ROWS, "t", "alt text").to_dict()
+    spec = _time(ROWS, "t", "alt text")
     assert spec["description"] == "alt text"
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["rule", "point"]
     rule = spec["layer"][0]["encoding"]
-    assert (
-        rule["x"]["field"] == "fastest_minutes_plot"
-        and rule["x2"]["field"] == "slowest_minutes_plot"
-    )
+    assert rule["x"]["field"] == "low_plot" and rule["x2"]["field"] == "high_plot"
     tips = [t["field"] for t in spec["layer"][1]["encoding"]["tooltip"]]
     assert "system" in tips and "label" in tips  # the full label, cut short on the axis
     params = spec["params"]
@@ -97,7 +87,7 @@ def _switch(expr: str) -> tuple[list[float], list[float]]:
 
 
 def test_value_axes_tick_round_numbers_on_both_scales() -> None:
-    spec = charts.time_to_train(ROWS, "t", "d").to_dict()
+    spec = _time(ROWS)
     axis = spec["layer"][1]["encoding"]["x"]["axis"]
     logs, linear = _switch(axis["values"]["expr"])
     minutes = [round(10**v, 9) for v in logs]
@@ -109,7 +99,7 @@ def test_value_axes_tick_round_numbers_on_both_scales() -> None:
     # durations print as "45 s", "3.2 min", "2.1 h"
     assert "' s'" in axis["labelExpr"] and "' min'" in axis["labelExpr"]
     assert "' h'" in axis["labelExpr"]
-    plain = charts.bars(
+    plain = charts.dots(
         [{"label": "x", "value": v, "kind": "k", "detail": ""} for v in (3.0, 4000.0)],
         "t",
         "d",
@@ -122,22 +112,22 @@ def test_value_axes_tick_round_numbers_on_both_scales() -> None:
 
 def test_chart_titles_start_at_the_left_edge_on_a_line_per_part() -> None:
     title = "Image classification (ResNet-50): time to train, official MLPerf"
-    spec = charts.time_to_train(ROWS, title, "d").to_dict()
+    spec = _time(ROWS, title)
     assert spec["title"] == {
         "text": ["Image classification (ResNet-50):", "time to train, official MLPerf"],
         "anchor": "start",
         "frame": "group",
     }
-    plain = charts.bars(ROWS, "Scaling efficiency, official MLPerf", "d", "x").to_dict()
+    plain = charts.dots(ROWS, "Scaling efficiency, official MLPerf", "d", "x").to_dict()
     assert plain["title"]["text"] == "Scaling efficiency, official MLPerf"
     long = "Interconnect: published studies (transcribed, not measured by collector), improvement"
-    lines = charts.bars(ROWS, long, "d", "x").to_dict()["title"]["text"]
+    lines = charts.dots(ROWS, long, "d", "x").to_dict()["title"]["text"]
     assert all(len(line) <= charts.TITLE_CHARS for line in lines)
     assert " ".join(lines) == long  # broken at spaces, nothing cut
 
 
 def test_charts_take_the_width_of_their_column_and_legends_go_below() -> None:
-    dots = charts.time_to_train(ROWS, "t", "d").to_dict()
+    dots = _time(ROWS)
     assert dots["width"] == "container" and dots["height"] == {"step": charts.ROW_STEP}
     assert dots["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert dots["config"]["legend"] == {"orient": "bottom", "direction": "vertical"}
@@ -145,7 +135,7 @@ def test_charts_take_the_width_of_their_column_and_legends_go_below() -> None:
 
 
 def test_narrow_range_has_no_log_toggle() -> None:
-    spec = charts.time_to_train(ROWS[:1], "t", "d").to_dict()
+    spec = _time(ROWS[:1])
     assert "params" not in spec
 
 
@@ -153,18 +143,18 @@ def test_scaling_chart_uses_interval_columns() -> None:
     rows = [
         {
             "accelerators": n,
-            "value": v,
-            "low": v * 0.9,
-            "high": v * 1.1,
+            "score_minutes": v,
+            "fastest_minutes": v * 0.9,
+            "slowest_minutes": v * 1.1,
             "series": "s",
-            "measure": "minutes",
             "kind": "official MLPerf",
         }
         for n, v in ((4, 100.0), (8, 55.0))
     ]
     spec = charts.scaling(rows, "t", "d").to_dict()
     enc = spec["layer"][0]["encoding"]
-    assert enc["y"]["field"] == "low_plot" and enc["y2"]["field"] == "high_plot"
+    assert enc["y"]["field"] == "fastest_minutes_plot"
+    assert enc["y2"]["field"] == "slowest_minutes_plot"
     assert spec["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
     assert spec["layer"][1]["encoding"]["x"]["axis"]["values"] == [4, 8]
 
@@ -180,7 +170,7 @@ def test_dot_chart_labels_sit_above_their_row_cut_at_a_word_to_the_width() -> No
             "detail": "v0.5",
         }
     ]
-    spec = charts.bars(rows, "t", "alt text", "efficiency, %").to_dict()
+    spec = charts.dots(rows, "t", "alt text", "efficiency, %").to_dict()
     for layer in spec["layer"]:
         axis = layer["encoding"]["y"]["axis"]
         assert axis["labelAlign"] == "left" and axis["labelBaseline"] == "bottom"
@@ -193,29 +183,48 @@ def test_a_long_dot_chart_shows_its_first_rows_and_a_box_for_all() -> None:
         {"label": f"row {i}", "value": float(i + 1), "kind": "k", "detail": ""}
         for i in range(charts.FIRST_ROWS + 5)
     ]
-    spec = charts.bars(rows, "t", "d", "speedup, x").to_dict()
+    spec = charts.dots(rows, "t", "d", "speedup, x").to_dict()
     box = next(p for p in spec["params"] if p["name"] == "all_rows")
     assert box["value"] is False and box["bind"]["input"] == "checkbox"
     assert f"<= {charts.FIRST_ROWS}" in spec["transform"][1]["filter"]
-    short = charts.bars(rows[:5], "t", "d", "speedup, x").to_dict()
+    short = charts.dots(rows[:5], "t", "d", "speedup, x").to_dict()
     assert "transform" not in short
 
 
-def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
-    from collector.site.pages.compare import against as _against
+def _derive(name: str, **inputs: list[dict]) -> list[dict]:
+    """The rows of derived table `name` computed by its SQL from the rows given for the tables
+    it depends on (each with the columns and types of its contract's table; null where not
+    given), in a store with nothing in it."""
+    con = query.connect(EMPTY)
+    for dep in query.contracts()[name].depends_on:
+        described = con.sql(f"SELECT * FROM {dep} LIMIT 0")
+        types = dict(zip(described.columns, described.types, strict=True))
+        rows = inputs.get(dep, [])
+        con.register(f"_{dep}", pa.table({c: [r.get(c) for r in rows] or [None] for c in types}))
+        cols = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in types.items())
+        limit = len(rows)
+        con.execute(f"CREATE OR REPLACE VIEW {dep} AS SELECT {cols} FROM _{dep} LIMIT {limit}")
+    return con.sql(query.contracts()[name].sql).to_arrow_table().to_pylist()
 
-    assert _against({"baseline_accelerators": 2}) == "vs 2"
-    assert _against({"baseline_accelerators": 1}) is None
-    assert _against({}) is None
+
+def _label(topic: str, row: dict) -> str:
+    (out,) = _derive("site_comparisons", **{topic: [row]})
+    return out["label"]
+
+
+def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
+    row = {"benchmark": "ssd", "system": "box", "accelerators": 8, "source": "official",
+           "kind": "strong", "efficiency_pct": 90.0, "baseline_accelerators": 2}  # fmt: skip
+    assert _label("scaling", row) == "ssd · box · 8 · time to train · vs 2"
+    assert _label("scaling", {**row, "baseline_accelerators": 1}) == "ssd · box · 8 · time to train"
 
 
 def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
-    from collector.site.pages.benchmarks import _scaling_section
-
     def config(gpus: int, precision: str, interconnect: str, minutes: float) -> dict:
         return {
-            "source": "local",
-            "scale": "small",
+            "evidence": "local",
+            "kind": "local run, full scale",
+            "benchmark": "x",
             "round": "v0.5",
             "submitter": "lab",
             "accelerator": "NVIDIA H200",
@@ -234,9 +243,8 @@ def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
         config(2, "bf16", "no-p2p", 0.4),  # one count only: no line
         config(4, "bf16", "nvlink", 0.3),
     ]
-    (chart,) = _scaling_section("benchmarks/x.md", "X", configs).charts
-    values = chart.spec["data"]["values"]
-    assert {(v["series"], v["accelerators"]) for v in values} == {
+    rows = _derive("site_scaling", site_scores=configs)
+    assert {(r["series"], r["accelerators"]) for r in rows} == {
         ("lab NVIDIA H200 (v0.5) bf16 nvlink", n) for n in (1, 2, 4)
     }
 
@@ -262,19 +270,15 @@ def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None
 
 
 def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None:
-    from collector.site.pages.compare import Observation, _label
+    def gain(kind: str) -> dict:
+        return {"benchmark": "ssd", "system": "box", "accelerators": 1, "kind": kind,
+                "source": "local", "scale": "full", "gain": 4.6}  # fmt: skip
 
-    def gain(kind: str) -> Observation:
-        row = {"system": "box", "kind": kind}
-        return Observation("precision", "ssd", 4.6, 4.4, 4.8, 1, "local run", row)
-
-    assert _label(gain("time")) == "ssd · box · 1 · time to train"
-    assert _label(gain("throughput")) == "ssd · box · 1 · throughput"
+    assert _label("precision_gain", gain("time")) == "ssd · box · 1 · time to train"
+    assert _label("precision_gain", gain("throughput")) == "ssd · box · 1 · throughput"
 
 
 def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
-    from collector.site.pages.compare import _label, observations
-
     def speedup(kind: str, value: float) -> dict:
         return {
             "baseline_kind": kind,
@@ -286,33 +290,34 @@ def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
             "baseline_system_id": "v0.5/h200-x1/vm_1xh200_bf16_default",
             "accelerators": 1,
             "source": "local",
-            "scale": "small",
+            "scale": "full",
             "speedup": value,
             "speedup_ci_low": value - 0.1,
             "speedup_ci_high": value + 0.1,
         }
 
-    data = Tables({"speedups": [speedup("family", 4.0), speedup("system", 0.7)]})
-    (o,) = observations(data, "systems")  # type: ignore[arg-type]
-    assert (o.value, o.low, o.high) == pytest.approx((0.7, 0.6, 0.8))
+    (o,) = _derive("site_comparisons", speedups=[speedup("family", 4.0), speedup("system", 0.7)])
+    assert (o["value"], o["low"], o["high"]) == pytest.approx((0.7, 0.6, 0.8))
     # the hosts are named (both ran systems called vm_1x..._default), and so is the baseline,
     # not its accelerator count
-    assert _label(o) == "ssd · h100-x1/vm_1xh100_bf16_default · 1 · vs h200-1gpu-local"
+    assert o["label"] == "ssd · h100-x1/vm_1xh100_bf16_default · 1 · vs h200-1gpu-local"
 
 
 def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> None:
-    from collector.site.pages.compare import _label, observations
+    row = {"benchmark": "gnmt", "accelerators": 4, "source": "local", "scale": "full",
+           "kind": "measured", "gain": 1.25, "gain_ci_low": 1.1, "gain_ci_high": 1.5}  # fmt: skip
+    (o,) = _derive("site_comparisons", interconnect_delta=[row])
+    assert (o["value"], o["low"], o["high"]) == pytest.approx((25.0, 10.0, 50.0))
+    assert o["label"] == "gnmt · 4"
+    assert _label("interconnect_delta", {**row, "precision": "fp32"}) == "gnmt · 4 · fp32"
 
-    row = _local_link("gnmt", 1.25, 1.1, 1.5)
 
-    data = Tables({"interconnect_delta": [row]})
-
-    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
-    assert (o.value, o.low, o.high) == pytest.approx((25.0, 10.0, 50.0))
-    assert _label(o) == "gnmt · 4"
-    row["precision"] = "fp32"
-    (o,) = observations(data, "interconnect")  # type: ignore[arg-type]
-    assert _label(o) == "gnmt · 4 · fp32"
+def test_proxy_runs_bounds_and_confounded_pairs_are_not_charted() -> None:
+    row = {"benchmark": "gnmt", "accelerators": 4, "source": "local", "scale": "full",
+           "kind": "measured", "gain": 1.25}  # fmt: skip
+    left_out = [{**row, "scale": "tiny"}, {**row, "qualifiers": "lower bound"},
+                {**row, "confounders": "different systems"}]  # fmt: skip
+    assert _derive("site_comparisons", interconnect_delta=left_out) == []
 
 
 def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
@@ -342,31 +347,32 @@ def test_a_submitted_description_opens_nested_objects_into_rows() -> None:
     ]
 
 
-def test_tables_by_evidence_never_share_a_kind_and_put_official_first() -> None:
-    from collector.site.pages.common import by_evidence
-
-    rows = [
-        ("local run, proxy scale tiny", ("a", 0.5)),
-        ("official MLPerf", ("b", 6.2)),
-        ("local run, proxy scale tiny", ("c", 0.7)),
+def test_tables_by_evidence_never_share_a_kind_and_keep_the_order_of_their_table() -> None:
+    systems = [
+        {"kind": "official MLPerf", "hardware": "b", "system_id": "v0.7/a/b", "round": "v0.7"},
+        {"kind": "local run, proxy scale tiny", "hardware": "a", "system_id": "v0.5/h/a"},
+        {"kind": "local run, proxy scale tiny", "hardware": "c", "system_id": "v0.5/h/c"},
     ]
-
-    tables = by_evidence(("system", "minutes"), rows)
-
-    assert [t.title for t in tables] == ["Official MLPerf results", "Local runs, proxy scale tiny"]
-    assert [t.rows for t in tables] == [(("b", 6.2),), (("a", 0.5), ("c", 0.7))]
+    rows = [{"source": "", "submitter": "s", "run_interconnect": None, "system": "n",
+             "round": "v0.5", **r} for r in systems]  # fmt: skip
+    text = render(
+        "systems.md.j2", Sheet("systems/index.md", "Systems", "s", {"site_systems": rows})
+    )
+    official, local = text.split("### ")[1:]
+    assert official.startswith("Official MLPerf results") and official.count("| [") == 1
+    assert local.startswith("Local runs, proxy scale tiny") and local.count("| [") == 2
 
 
 def test_a_dot_chart_without_intervals_draws_no_bars() -> None:
     rows = [{"label": "a", "value": 1.5, "low": None, "high": None, "kind": "k", "detail": ""}]
 
-    spec = charts.bars(rows, "t", "d", "speedup").to_dict()
+    spec = charts.dots(rows, "t", "d", "speedup").to_dict()
 
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["point"]
 
 
 def test_listed_reads_json_text_as_the_store_keeps_a_software_stack() -> None:
-    from collector.site.pages.common import listed
+    from collector.site.common import listed
 
     stack = '[{"cuda_version": "11.0", "nccl_version": "2.7.5"}]'
 
@@ -382,6 +388,6 @@ def test_a_chart_with_values_of_zero_or_less_starts_on_a_linear_axis() -> None:
         {"label": "c", "value": 0.2, "low": 0.1, "high": 0.3, "kind": "k", "detail": ""},
     ]
 
-    spec = charts.bars(rows, "t", "d", "slower without NVLink, %").to_dict()
+    spec = charts.dots(rows, "t", "d", "slower without NVLink, %").to_dict()
 
     assert spec["params"][0]["value"] is False  # offered, but a log axis would hide "b"

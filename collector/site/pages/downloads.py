@@ -7,13 +7,11 @@ import io
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from markupsafe import Markup
 
 from collector import store as stores
 from collector.queries import query
 from collector.site.data import SiteData
-from collector.site.model import Page, Section, Table
-from collector.site.pages.common import link
+from collector.site.model import Sheet
 
 
 def files(data: SiteData) -> dict[str, bytes]:
@@ -45,38 +43,11 @@ def _parquet(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def page(data: SiteData) -> Page:
-    """data.md."""
-    contracts = query.contracts()
-    rows = []
-    for name, table in sorted(data.tables.items()):
-        c = contracts.get(name)
-        rows.append(
-            (
-                name,
-                c.grain if c else "one row per transcribed number (runs/published)",
-                table.num_rows,
-                link("CSV", f"data/{name}.csv"),
-                link("Parquet", f"data/{name}.parquet"),
-            )
-        )
-    sections = [
-        Section(
-            "Derived tables",
-            table=Table(("table", "grain", "rows", "CSV", "Parquet"), tuple(rows)),
-            intro=Markup(
-                "Every number on these pages comes from one of these tables. The "
-                "column meanings and units are on the [Queries and rules](method-sql.md) "
-                "page. `runs` names each log and its sha256."
-            ),
-        ),
-        Section(
-            "Raw logs",
-            intro=Markup(
-                "The [manifest of official files](data/official-manifest.csv) lists every result "
-                "log and system description with its repository, commit and sha256; the `manifest` "
-                "table covers every stored file, local runs included."
-            ),
-        ),
+def page(data: SiteData) -> Sheet:
+    """data.md: every table with its grain (its contract's) and row count."""
+    grains = {name: c.grain for name, c in query.contracts().items()}
+    tables = [
+        {"name": name, "grain": grains.get(name), "rows": table.num_rows}
+        for name, table in sorted(data.tables.items())
     ]
-    return Page("data.md", "Data", data.snapshot, sections=tuple(sections))
+    return Sheet("data.md", "Data", data.snapshot, rows={"tables": tables})

@@ -8,13 +8,12 @@ import csv
 import io
 import json
 
+from collector.site.common import benchmark_page, newest, rel, site_rank
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
-from collector.site.pages.common import benchmark_page, newest, rel, round_key
 
 PATH = "guide.md"
-EVIDENCE = ("official", "local", "projected")  # what may answer a deadline
 COLUMNS = (
     "benchmark", "title", "family", "evidence", "round", "hardware", "vendor",
     "accelerator_model", "accelerators", "nodes", "one_server", "precision", "score_minutes",
@@ -23,9 +22,9 @@ COLUMNS = (
 
 
 def rows(data: SiteData) -> list[Row]:
-    """The guide table: one row per scored configuration that may answer a deadline, newest
-    round first, then by time."""
-    out = [
+    """The guide table (site_guide): one row per scored configuration that may answer a
+    deadline, newest round first, then by time."""
+    return [
         {
             **{c: r.get(c) for c in COLUMNS},
             "title": settings().benchmark(r["benchmark"]).title,
@@ -33,20 +32,13 @@ def rows(data: SiteData) -> list[Row]:
         }
         for r in data.rows("site_guide")
     ]
-    out.sort(key=lambda r: (EVIDENCE.index(r["evidence"]), _minus(r["round"]), r["score_minutes"]))
-    return out
 
 
 def page(data: SiteData) -> GuidePage:
     """guide.md: the form and the guide table embedded as data."""
     table = rows(data)
     families: dict[str, list[tuple[str, str]]] = {}
-    order = list(settings().benchmarks)
-    ranked = sorted(
-        {r["benchmark"] for r in table},
-        key=lambda b: (b not in order, order.index(b) if b in order else 0, b),
-    )
-    for bench in ranked:
+    for bench in sorted({r["benchmark"] for r in table}, key=site_rank):
         b = settings().benchmark(bench)
         families.setdefault(b.family, []).append((bench, b.title))
     workloads = tuple(
@@ -82,7 +74,3 @@ def files(data: SiteData) -> dict[str, bytes]:
         "data/guide.csv": text.getvalue().encode(),
         "data/guide.json": (json.dumps(table, indent=1, sort_keys=True) + "\n").encode(),
     }
-
-
-def _minus(name: str) -> tuple[int, ...]:
-    return tuple(-p for p in round_key(name))

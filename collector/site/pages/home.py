@@ -3,10 +3,10 @@ and at scale; then accelerator models compared at an equal count. Official resul
 
 from __future__ import annotations
 
+from collector.site.common import benchmark_page, newest, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import FamilyFinding, HomePage, ModelFinding, Row
-from collector.site.pages.common import benchmark_page, newest, rel
 
 PATH = "index.md"
 

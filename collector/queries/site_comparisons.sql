@@ -1,0 +1,57 @@
+-- site_comparisons: the measured comparisons the Compare page charts, one value with its 95%
+-- interval per row, labelled in words: scaling efficiency, mixed-precision gain, the cost of
+-- running without NVLink (percent slower: (gain - 1) x 100) and speedups over a baseline
+-- system that baselines.yml names. Left out: rows that state a bound or one end of a range
+-- (a study's "over 80%"), pairs that differ in more than what they compare (their
+-- confounders column says what; a published row's names what the study compared instead) and
+-- proxy-scale runs, which compare nothing.
+WITH measured AS (
+    SELECT
+        'scaling' AS topic, source, scale, round, benchmark, qualifiers, NULL AS confounders,
+        efficiency_pct AS value, efficiency_ci_low_pct AS low, efficiency_ci_high_pct AS high,
+        system AS what, accelerators, NULL AS pool, NULL AS link, kind,
+        CASE WHEN baseline_accelerators <> 1 THEN 'vs ' || baseline_accelerators END AS against
+    FROM scaling
+    UNION ALL
+    SELECT
+        'precision_gain', source, scale, round, benchmark, qualifiers, NULL, gain, gain_ci_low,
+        gain_ci_high, system, accelerators, NULL, NULL, kind, NULL
+    FROM precision_gain
+    UNION ALL
+    -- pools of systems, not one: the precision and how the runs without NVLink ran
+    SELECT
+        'interconnect_delta', source, scale, round, benchmark, qualifiers, confounders,
+        (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, NULL,
+        accelerators, precision,
+        CASE interconnect WHEN 'pcie' THEN 'over PCIe'
+            WHEN 'no-p2p' THEN 'NVLink server, peer-to-peer off' END,
+        kind, NULL
+    FROM interconnect_delta
+    UNION ALL
+    -- two hosts may name their systems alike: the system id less its round says whose
+    SELECT
+        'speedups', source, scale, round, benchmark, qualifiers, NULL, speedup, speedup_ci_low,
+        speedup_ci_high,
+        coalesce(regexp_replace(system_id, '^[^/]*/', ''), system),
+        accelerators, NULL, NULL, NULL, 'vs ' || baseline
+    FROM speedups
+    WHERE baseline_kind = 'system'
+)
+SELECT
+    topic,
+    CASE source WHEN 'official' THEN 'official MLPerf' WHEN 'local' THEN 'local run, full scale'
+        WHEN 'published' THEN 'published study' ELSE source END AS kind,
+    CASE source WHEN 'official' THEN 0 WHEN 'local' THEN 1 WHEN 'published' THEN 2 ELSE 3 END
+        AS evidence_rank,
+    benchmark,
+    concat_ws(' · ', benchmark, nullif(what, ''), accelerators, nullif(pool, ''), link,
+        CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
+            WHEN kind IN ('weak', 'throughput') THEN 'throughput' END,
+        against) AS label,
+    value, low, high, coalesce(round, '') AS detail
+FROM measured
+WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''
+    AND NOT (source = 'local' AND coalesce(scale, '') <> 'full')
+    AND NOT regexp_matches(coalesce(qualifiers, ''), 'bound|range min|range max')
+    AND NOT (coalesce(confounders, '') <> '' AND source <> 'published')
+ORDER BY topic, evidence_rank, benchmark, label, value

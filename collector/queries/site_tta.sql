@@ -1,0 +1,28 @@
+-- site_tta: the time-to-accuracy curves of the benchmark pages: every logged evaluation (quality
+-- against minutes since run start) of the first five runs (by index) of each system, in the
+-- newest round of each benchmark and kind of evidence (every round's would make the pages
+-- megabytes long). Proxy-scale runs are left out.
+WITH points AS (
+    SELECT
+        r.benchmark,
+        CASE r.source WHEN 'official' THEN 'official MLPerf' ELSE 'local run, full scale' END
+            AS kind,
+        r.round, r.system_id, r.system, r.run, r.run_id, e.seq, e.elapsed_s / 60 AS minutes,
+        e.quality
+    FROM store.evals AS e
+    JOIN store.runs AS r USING (run_id)
+    WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
+        AND NOT (r.source = 'local' AND coalesce(r.scale, '') <> 'full')
+),
+newest AS (
+    SELECT
+        *,
+        round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'),
+            lambda x: TRY_CAST(x AS INTEGER))) OVER (PARTITION BY benchmark, kind) AS newest
+    FROM points
+)
+SELECT benchmark, kind, round, system_id, system, run, run_id, minutes, quality
+FROM newest
+WHERE newest
+QUALIFY dense_rank() OVER (PARTITION BY benchmark, kind, system_id ORDER BY run) <= 5
+ORDER BY benchmark, CASE kind WHEN 'official MLPerf' THEN 0 ELSE 1 END, system_id, run, seq

@@ -1,0 +1,115 @@
+"""Helpers the page builders and the templates share: number formats, page paths, charts."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import math
+import posixpath
+from collections.abc import Iterable
+from typing import Any
+
+import altair as alt
+
+from collector.site.config import settings
+from collector.site.data import SiteData
+from collector.site.escape import slug
+from collector.site.model import ChartRef, Row
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """A number with `digits` significant digits; an em dash when absent."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}g}" if abs(value) < 10**digits else f"{value:.0f}"
+
+
+def interval(low: Any, high: Any, unit: str = "") -> str:
+    """'low–high unit', or an em dash when either end is absent."""
+    if low is None or high is None:
+        return "—"
+    return f"{num(low)}–{num(high)}{unit}"
+
+
+def rel(src: str, dest: str) -> str:
+    """Relative link from page `src` to file `dest` (both relative to the docs folder)."""
+    return posixpath.relpath(dest, posixpath.dirname(src) or ".")
+
+
+def system_page(row: Row) -> str:
+    """Docs path of a system's page."""
+    return f"systems/{system_slug(row['system_id'])}.md"
+
+
+def system_slug(system_id: str) -> str:
+    """Slug of a system id plus a short hash, so ids that differ only in symbols stay apart."""
+    digest = hashlib.sha256(system_id.encode()).hexdigest()[:6]
+    return f"{slug(system_id)[:60]}-{digest}"
+
+
+def benchmark_page(name: str) -> str:
+    """Docs path of a benchmark's page."""
+    return f"benchmarks/{slug(name)}.md"
+
+
+def listed(value: object) -> str:
+    """A value as text: a list as its items joined ('; ' between rows of a matrix or
+    objects, ', ' between scalars), an object as its key=value pairs; text that holds a JSON
+    list or object (as the store keeps a description's software stack) is read first."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        with contextlib.suppress(ValueError):  # text that only starts like JSON stays text
+            value = json.loads(value)
+    if isinstance(value, list):
+        nested = any(isinstance(v, list | dict) for v in value)
+        return ("; " if nested else ", ").join(listed(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={listed(v)}" for k, v in sorted(value.items()))
+    return str(value)
+
+
+def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: str) -> ChartRef:
+    """A chart placed beside page `page`: charts/<page-stem>-<name>.{svg,vl.json}."""
+    stem = slug(posixpath.splitext(page)[0] + "-" + name)
+    return ChartRef(
+        chart_id=stem,
+        title=title,
+        description=desc,
+        spec=chart.to_dict(),
+        svg_href=rel(page, f"charts/{stem}.svg"),
+        spec_href=rel(page, f"charts/{stem}.vl.json"),
+    )
+
+
+def round_key(name: str) -> tuple[int, ...]:
+    """A round's sort key: 'v5.1' -> (5, 1), so v10.0 sorts after v9.1."""
+    return tuple(int(p) if p.isdigit() else -1 for p in name.lstrip("v").split("."))
+
+
+def newest(rounds: Iterable[str]) -> str:
+    """The newest of some rounds ('' when there are none)."""
+    return max(rounds, key=round_key, default="")
+
+
+def site_rank(benchmark: str) -> tuple[int, str]:
+    """A benchmark's place in site.yml's order; one it does not list comes after, by name."""
+    order = list(settings().benchmarks)
+    return (order.index(benchmark), "") if benchmark in order else (len(order), benchmark)
+
+
+def benchmark_names(data: SiteData) -> list[str]:
+    """Benchmarks that have runs, in the order site.yml lists them."""
+    return sorted({r["benchmark"] for r in data.rows("runs")}, key=site_rank)
+
+
+def code(value: object) -> str:
+    """Text for a Markdown code span (which escapes HTML itself): backticks and pipes replaced."""
+    return " ".join(str(value or "").replace("`", "'").replace("|", "/").split())
+
+
+def runs_of(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
+    """Runs of rows that share `key`, in the order given (the tables order them)."""
+    return [(k, list(g)) for k, g in itertools.groupby(rows, key=lambda r: r[key])]
