@@ -117,22 +117,54 @@ def score_rules() -> pa.Table:
     return pa.Table.from_pylist(rows, schema=pa.schema(list(RULE_FIELDS)))
 
 
-@cache
 def sources() -> pa.Table:
     """Origins of the official result trees (runs/sources.csv): tree, repository, commit."""
-    schema = pa.schema(
-        [
-            ("tree", pa.string()),
-            ("repository", pa.string()),
-            ("commit", pa.string()),
-            ("description", pa.string()),
-        ]
-    )
-    path = stores.shipped("sources.csv")
+    return _shipped_csv(("sources.csv",), ("tree", "repository", "commit", "description"))
+
+
+def missing_logs() -> pa.Table:
+    """Result logs the official repositories hold and the stored copies lack
+    (runs/official/missing.csv): tree, path within it."""
+    return _shipped_csv(("official", "missing.csv"), ("tree", "path"))
+
+
+def _shipped_csv(parts: tuple[str, ...], columns: tuple[str, ...]) -> pa.Table:
+    """A shipped CSV file as strings; no rows where the file is not there."""
+    schema = pa.schema([(name, pa.string()) for name in columns])
+    path = stores.shipped(*parts)
     if not path.exists():
         return pa.Table.from_pylist([], schema=schema)
     with path.open(newline="") as handle:
         return pa.Table.from_pylist(list(csv.DictReader(handle)), schema=schema)
+
+
+def measured_ceilings() -> pa.Table:
+    """The dense matmul ceilings (TFLOP/s per accelerator and precision) the runner measured
+    beside the shipped local runs' system descriptions (runs/local/<host>/systems/
+    <configuration>.ceilings.json), keyed by the description's path as the store holds it."""
+    folder = stores.shipped("local")
+    rows = []
+    for path in sorted(folder.glob("*/systems/*.ceilings.json")):
+        doc = json.loads(path.read_text())
+        described = str(path.relative_to(folder)).removesuffix(".ceilings.json") + ".json"
+        rows += [
+            {
+                "description_path": described,
+                "precision": precision,
+                "matmul_tflops": tflops,
+                "measured_at": doc.get("measured_at"),
+            }
+            for precision, tflops in (doc.get("matmul_tflops") or {}).items()
+        ]
+    schema = pa.schema(
+        [
+            ("description_path", pa.string()),
+            ("precision", pa.string()),
+            ("matmul_tflops", pa.float64()),
+            ("measured_at", pa.string()),
+        ]
+    )
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
@@ -161,6 +193,8 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
             con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _empty_{table}")
     con.register("score_rules", score_rules())
     con.register("sources", sources())
+    con.register("missing_logs", missing_logs())
+    con.register("measured_ceilings", measured_ceilings())
     for name, table in parameters.tables().items():
         con.register(name, table)
     bootstrap.register(con)

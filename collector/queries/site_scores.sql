@@ -1,7 +1,9 @@
 -- site_scores: the scores as the site shows them. One row per scores row, with the fastest and
 -- slowest converged run of the configuration, the hardware in words (hardware_words.yml), the
 -- kind of evidence, whether it ran on one server, and its rank among the scored configurations
--- of its benchmark, round and kind of evidence on one server or on several.
+-- of its benchmark, round and kind of evidence on one server or on several; and for official
+-- results, the logs of the configuration missing from the stored copy and the configurations
+-- of its benchmark and round none of whose logs is stored (log_gaps).
 WITH spread AS (
     SELECT
         source, round, system_id, benchmark, precision, interconnect, accelerators,
@@ -45,6 +47,25 @@ described AS (
         AND sp.precision IS NOT DISTINCT FROM n.precision
         AND sp.interconnect IS NOT DISTINCT FROM n.interconnect
         AND sp.accelerators IS NOT DISTINCT FROM n.accelerators
+),
+gaps AS (
+    SELECT 'official' AS source, round, benchmark, system_id, sum(logs_missing) AS logs_missing
+    FROM log_gaps
+    WHERE NOT configuration_absent
+    GROUP BY ALL
+),
+absent AS (
+    -- per class: a configuration whose node count is not described may be in either
+    SELECT
+        'official' AS source, round, benchmark,
+        count(*) FILTER (WHERE coalesce(nodes = 1, true)) AS one_server_configurations,
+        sum(logs_missing) FILTER (WHERE coalesce(nodes = 1, true)) AS one_server_logs,
+        count(*) FILTER (WHERE coalesce(nodes > 1, true)) AS at_scale_configurations,
+        sum(logs_missing) FILTER (WHERE coalesce(nodes > 1, true)) AS at_scale_logs,
+        count(*) AS all_configurations, sum(logs_missing) AS all_logs
+    FROM log_gaps
+    WHERE configuration_absent
+    GROUP BY ALL
 )
 SELECT
     evidence,
@@ -70,8 +91,16 @@ SELECT
             PARTITION BY evidence, benchmark, round, one_server,
                 score_minutes IS NULL
             ORDER BY score_minutes)
-    END AS rank_in_class
+    END AS rank_in_class,
+    coalesce(g.logs_missing, 0) AS logs_missing,
+    coalesce(CASE WHEN one_server THEN a.one_server_configurations
+        WHEN NOT one_server THEN a.at_scale_configurations ELSE a.all_configurations END, 0)
+        AS absent_configurations,
+    coalesce(CASE WHEN one_server THEN a.one_server_logs WHEN NOT one_server THEN a.at_scale_logs
+        ELSE a.all_logs END, 0) AS absent_logs
 FROM described
+LEFT JOIN gaps AS g USING (source, round, benchmark, system_id)
+LEFT JOIN absent AS a USING (source, round, benchmark)
 ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END, benchmark,
     list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
     score_minutes NULLS LAST, system_id, precision, interconnect, accelerators

@@ -1,0 +1,115 @@
+-- throughput_fractions: each local full-size run (scale throughput: compute throughput on
+-- synthetic data, data loading not included) set against (a) the official per-accelerator
+-- throughput of the same accelerator model on the same workload and (b) the dense matmul
+-- ceiling measured on the run's machine (ceilings).
+-- (a) An official run's rate is the samples it trained over its time to train: epochs
+-- logged (runs.epochs) x the data set's samples per epoch (dataset_sizes) / (run_stop -
+-- run_start) / accelerators. It counts evaluation and data loading, so it is the low side of
+-- the rate the submission trained at; the rate it logged itself stands beside it. The
+-- reference is the official configuration of the model at the fewest accelerators (the
+-- nearest to one), the one with the highest mean rate among those. A benchmark's name means
+-- the v0.5 workload only in the rounds `workloads` allows.
+-- (b) Achieved TFLOP/s = the FLOPs of one step per accelerator (the collector_run event's
+-- throughput block: torch's FLOP counter) x steps per second (samples/s / global batch).
+WITH workloads(benchmark, last_round, differs) AS (
+    -- the newest round whose official benchmark of the name is the v0.5 workload
+    VALUES
+        ('resnet', NULL, NULL),
+        ('ssd', [1, 1], 'from v2.0 the official ssd is RetinaNet on OpenImages'),
+        ('maskrcnn', NULL, NULL),
+        ('gnmt', NULL, NULL),
+        ('transformer', NULL, NULL),
+        ('ncf', NULL, NULL),
+        ('minigo', NULL, NULL)
+),
+local_runs AS (
+    SELECT
+        r.run_id, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
+        r.precision, r.throughput_samples_per_s, r.log_path, s.description_path
+    FROM store.runs AS r
+    LEFT JOIN (SELECT DISTINCT system_id, description_path FROM store.systems) AS s
+        USING (system_id)
+    WHERE r.source = 'local' AND r.scale = 'throughput' AND r.throughput_samples_per_s > 0
+),
+measured AS (
+    SELECT
+        run_id,
+        any_value(try_cast(trim(value_text, '"') AS DOUBLE))
+            FILTER (WHERE key = 'global_batch_size') AS global_batch,
+        any_value(try_cast(json_extract(value_text,
+            '$.throughput.step_flops_per_accelerator') AS DOUBLE))
+            FILTER (WHERE key = 'collector_run') AS step_flops,
+        count(*) FILTER (WHERE key = 'tracked_stats') AS windows,
+        min(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
+            FILTER (WHERE key = 'tracked_stats') AS window_min,
+        max(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
+            FILTER (WHERE key = 'tracked_stats') AS window_max
+    FROM store.events
+    WHERE key IN ('global_batch_size', 'collector_run', 'tracked_stats')
+        AND run_id IN (SELECT run_id FROM local_runs)
+    GROUP BY run_id
+),
+official_runs AS (
+    SELECT
+        r.round, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
+        r.log_path,
+        r.epochs * d.samples_per_epoch / r.time_to_train_s / r.accelerators AS rate,
+        r.throughput_samples_per_s / r.accelerators AS logged_rate
+    FROM store.runs AS r
+    JOIN dataset_sizes AS d USING (benchmark)
+    JOIN workloads AS w USING (benchmark)
+    WHERE r.source = 'official' AND r.status = 'success' AND r.accelerators > 0
+        AND r.time_to_train_s > 0 AND r.epochs > 0 AND d.samples_per_epoch > 0
+        AND r.accelerator_model IN (SELECT accelerator_model FROM local_runs)
+        AND (w.last_round IS NULL OR list_transform(string_split(ltrim(r.round, 'v'), '.'),
+            lambda x: TRY_CAST(x AS INTEGER)) <= w.last_round)
+),
+official AS (
+    -- per configuration; the reference: fewest accelerators, then the highest mean rate
+    SELECT
+        benchmark, accelerator_model, round, system_id, system, accelerators,
+        count(*) AS runs, avg(rate) AS rate, avg(logged_rate) AS logged_rate,
+        min(log_path) AS log_path,
+        count(*) OVER (PARTITION BY benchmark, accelerator_model, accelerators)
+            AS configurations
+    FROM official_runs
+    GROUP BY benchmark, accelerator_model, round, system_id, system, accelerators
+    QUALIFY row_number() OVER (
+        PARTITION BY benchmark, accelerator_model
+        ORDER BY accelerators, avg(rate) DESC, system_id, round) = 1
+)
+SELECT
+    l.run_id, l.system_id, l.system, l.benchmark, l.accelerator_model, l.accelerators,
+    l.precision, 'compute throughput on synthetic data (data loading not included)' AS evidence,
+    m.windows, l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
+    m.window_min / l.accelerators AS window_min_samples_per_s_per_accelerator,
+    m.window_max / l.accelerators AS window_max_samples_per_s_per_accelerator,
+    m.global_batch,
+    m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12
+        AS achieved_tflops_per_accelerator,
+    c.matmul_tflops AS matmul_ceiling_tflops,
+    m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12 / c.matmul_tflops
+        AS ceiling_fraction,
+    o.round AS official_round, o.system_id AS official_system_id,
+    o.system AS official_system, o.accelerators AS official_accelerators,
+    o.runs AS official_runs, o.configurations AS official_configurations,
+    o.rate AS official_samples_per_s_per_accelerator,
+    o.logged_rate AS official_logged_samples_per_s_per_accelerator,
+    o.log_path AS official_log_path,
+    l.throughput_samples_per_s / l.accelerators / o.rate AS official_fraction,
+    CASE
+        WHEN o.rate IS NOT NULL THEN NULL
+        WHEN d.samples_per_epoch IS NULL THEN
+            'trains on self-play games: no data set, so no official samples per second'
+        ELSE 'no official result of this workload on '
+            || coalesce(l.accelerator_model, 'an accelerator of unknown model')
+            || coalesce(' (' || w.differs || ')', '')
+    END AS official_missing_reason,
+    l.log_path
+FROM local_runs AS l
+LEFT JOIN measured AS m USING (run_id)
+LEFT JOIN ceilings AS c ON c.system_id = l.system_id AND c.precision = l.precision
+LEFT JOIN official AS o USING (benchmark, accelerator_model)
+LEFT JOIN dataset_sizes AS d USING (benchmark)
+LEFT JOIN workloads AS w USING (benchmark)
+ORDER BY l.benchmark, l.precision, l.accelerator_model, l.accelerators, l.run_id
