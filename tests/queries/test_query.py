@@ -3,7 +3,7 @@ import pytest
 from collector.errors import InputError, QueryError
 from collector.ingest.pipeline import ingest
 from collector.queries import query
-from tests.conftest import LOGS
+from tests.conftest import LOGS, REPO
 
 
 def test_every_derived_table_has_a_contract_matching_its_columns(store):
@@ -71,3 +71,8 @@ def test_materialize_stores_rows_and_points_the_view_at_them(store):
     assert con.sql("SELECT * FROM runs").to_arrow_table().equals(expected)
     view = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'runs'").fetchone()[0]
     assert "_m_runs" in view
+
+
+def test_shipped_store_meets_every_contract():
+    # every round of official results: RCP-normalised scores, absent logs, local full-size runs
+    assert query.check_contracts(REPO / "runs" / "warehouse") == []
