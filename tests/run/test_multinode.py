@@ -80,7 +80,7 @@ def test_sbatch_script_runs_torchrun_once_per_node(tmp_path):
     assert "--nproc-per-node=8" in srun and "--rdzv-backend=c10d" in srun
     assert lines[-1].endswith(f"-m collector.cli ingest {tmp_path.resolve()}")
     cpu = sbatch_script(_opts(tmp_path, launcher="slurm", ingest=False), gpus_on_nodes=False)
-    assert "--gpus-per-node" not in cpu.split("srun")[0] and "ingest" not in cpu
+    assert "--gpus-per-node" not in cpu.split("srun")[0] and "collector.cli ingest" not in cpu
 
 
 def test_fabric_prefers_infiniband_then_interface_speed(tmp_path):
