@@ -25,7 +25,7 @@ def num(value: Any, digits: int = 3) -> str:
         return "—"
     if isinstance(value, int):
         return str(value)
-    return f"{value:.{digits}g}" if abs(value) < 10**digits else f"{value:.0f}"
+    return f"{value:.{digits}g}" if abs(value) < 10**digits else f"{value:,.0f}"
 
 
 def interval(low: Any, high: Any, unit: str = "") -> str:

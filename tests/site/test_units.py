@@ -391,3 +391,12 @@ def test_a_chart_with_values_of_zero_or_less_starts_on_a_linear_axis() -> None:
     spec = charts.dots(rows, "t", "d", "slower without NVLink, %").to_dict()
 
     assert spec["params"][0]["value"] is False  # offered, but a log axis would hide "b"
+
+
+def test_numbers_read_as_people_write_them() -> None:
+    from collector.site.common import num
+
+    assert num(0.40312) == "0.403"
+    assert num(75.81) == "75.8"
+    assert num(67899680.4) == "67,899,680"
+    assert num(None) == "—" and num(float("nan")) == "—"
