@@ -4,10 +4,7 @@
 WITH projected AS (
     SELECT p.*, n.model, n.vendor
     FROM projection AS p
-    LEFT JOIN accelerator_names AS n
-        ON contains(lower(coalesce(p.accelerator, '')), lower(n.pattern))
-    QUALIFY row_number() OVER (
-        PARTITION BY p.run_id ORDER BY length(n.pattern) DESC NULLS LAST, n.model) = 1
+    LEFT JOIN accelerator_words AS n ON n.accelerator = p.accelerator
 )
 SELECT
     benchmark, evidence, round, hardware, vendor, accelerator_model, accelerators, nodes,

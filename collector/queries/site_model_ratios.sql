@@ -16,10 +16,8 @@ named AS (
     SELECT c.*, n.model, n.vendor
     FROM configurations AS c
     JOIN newest USING (benchmark, round)
-    JOIN accelerator_names AS n ON contains(lower(coalesce(c.accelerator, '')), lower(n.pattern))
-    WHERE c.source = 'official' AND c.nodes = 1 AND c.minutes IS NOT NULL
-    QUALIFY row_number() OVER (
-        PARTITION BY c.config_id ORDER BY length(n.pattern) DESC, n.model) = 1
+    JOIN accelerator_words AS n ON n.accelerator = c.accelerator
+    WHERE c.source = 'official' AND c.nodes = 1 AND c.minutes IS NOT NULL AND n.model IS NOT NULL
 ),
 best AS (
     -- the fastest configuration of each model at each count

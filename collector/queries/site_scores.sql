@@ -15,12 +15,7 @@ WITH spread AS (
 named AS (
     SELECT s.*, n.model, n.vendor
     FROM scores AS s
-    LEFT JOIN accelerator_names AS n
-        ON contains(lower(coalesce(s.accelerator, '')), lower(n.pattern))
-    QUALIFY row_number() OVER (
-        PARTITION BY s.source, s.round, s.system_id, s.benchmark, s.precision, s.interconnect,
-            s.accelerators
-        ORDER BY length(n.pattern) DESC NULLS LAST, n.model) = 1
+    LEFT JOIN accelerator_words AS n ON n.accelerator = s.accelerator
 ),
 described AS (
     SELECT

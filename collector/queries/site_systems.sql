@@ -29,10 +29,7 @@ joined AS (
 named AS (
     SELECT j.*, n.model, n.vendor
     FROM joined AS j
-    LEFT JOIN accelerator_names AS n
-        ON contains(lower(coalesce(j.accelerator, '')), lower(n.pattern))
-    QUALIFY row_number() OVER (
-        PARTITION BY j.system_id ORDER BY length(n.pattern) DESC NULLS LAST, n.model) = 1
+    LEFT JOIN accelerator_words AS n ON n.accelerator = j.accelerator
 )
 SELECT
     n.system_id, n.source, n.round, n.submitter, n.system, n.division, n.accelerator,
