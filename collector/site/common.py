@@ -40,9 +40,9 @@ def rel(src: str, dest: str) -> str:
     return posixpath.relpath(dest, posixpath.dirname(src) or ".")
 
 
-def system_page(row: Row) -> str:
+def system_page(system_id: str) -> str:
     """Docs path of a system's page."""
-    return f"systems/{system_slug(row['system_id'])}.md"
+    return f"systems/{system_slug(system_id)}.md"
 
 
 def system_slug(system_id: str) -> str:

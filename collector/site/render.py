@@ -43,7 +43,7 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         title=title_text,
         link=_link,
         rel=lambda dest, src: common.rel(src, dest),
-        system_page=lambda sid: common.system_page({"system_id": sid}),
+        system_page=common.system_page,
         benchmark_page=common.benchmark_page,
         interval=lambda low, high, unit="": Markup(markdown_text(common.interval(low, high, unit))),
         listed=common.listed,

@@ -23,7 +23,7 @@ def page(data: SiteData, system: Row) -> Sheet:
     fields = _fields(data.descriptions.get(sid) or {})
     rows = {n: [r for r in data.rows(t) if r.get("system_id") == sid] for t, n in TABLES.items()}
     rows["submitted"] = [{"field": f, "value": v} for f, v in fields]
-    return Sheet(system_page(system), system["hardware"], data.snapshot, rows=rows, item=system)
+    return Sheet(system_page(sid), system["hardware"], data.snapshot, rows=rows, item=system)
 
 
 def _fields(value: object, key: str = "") -> Iterator[tuple[str, str]]:
