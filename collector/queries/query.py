@@ -198,6 +198,11 @@ def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     for name, table in parameters.tables().items():
         con.register(name, table)
     bootstrap.register(con)
+    # rounds order by their numbers (v10.0 after v9.1), as lists of integers
+    con.execute(
+        "CREATE MACRO round_key(r) AS "
+        "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
+    )
     for name, contract in contracts().items():
         try:
             con.execute(f"CREATE VIEW {name} AS {contract.sql}")

@@ -25,5 +25,5 @@ FROM projected AS p
 LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
 -- newest round first, then by time (official results, then your own runs, then projections)
 ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END,
-    list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    round_key(round) DESC,
     score_minutes, benchmark, system_id

@@ -7,7 +7,7 @@
 -- of each model at the count, the logs of each configuration missing from the stored copy
 -- and the configurations of the benchmark and round none of whose logs is stored (log_gaps).
 WITH newest AS (
-    SELECT benchmark, max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) AS round
+    SELECT benchmark, max_by(round, round_key(round)) AS round
     FROM configurations
     WHERE source = 'official' AND minutes IS NOT NULL
     GROUP BY benchmark
@@ -85,6 +85,5 @@ LEFT JOIN gaps AS o
     ON o.round = p.round AND o.benchmark = p.benchmark AND o.system_id = p.other_system_id
 LEFT JOIN absent AS a
     ON a.round = p.round AND a.benchmark = p.benchmark AND a.accelerators = p.accelerators
-ORDER BY list_transform(string_split(ltrim(p.round, 'v'), '.'),
-        lambda x: TRY_CAST(x AS INTEGER)) DESC,
+ORDER BY round_key(p.round) DESC,
     p.models_compared DESC, p.benchmark, p.accelerators, speedup

@@ -6,7 +6,7 @@
 WITH best AS (
     SELECT
         *, accelerators || ' x ' || accelerator_model || ', one server' AS class,
-        list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))
+        round_key(round)
             AS round_order
     FROM site_scores
     WHERE one_server AND vendor IS NOT NULL AND accelerators > 0

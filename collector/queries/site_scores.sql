@@ -75,7 +75,7 @@ SELECT
         END || round) AS label,
     runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
     slowest_minutes, unscorable_reason,
-    round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))) FILTER (WHERE score_minutes IS NOT NULL)
+    round = max_by(round, round_key(round)) FILTER (WHERE score_minutes IS NOT NULL)
         OVER (PARTITION BY evidence, benchmark) AS newest_round,
     CASE WHEN score_minutes IS NOT NULL THEN
         count(score_minutes) OVER (
@@ -97,5 +97,5 @@ FROM described
 LEFT JOIN gaps AS g USING (source, round, benchmark, system_id)
 LEFT JOIN absent AS a USING (source, round, benchmark)
 ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END, benchmark,
-    list_transform(string_split(ltrim(round, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER)) DESC,
+    round_key(round) DESC,
     score_minutes NULLS LAST, system_id, precision, interconnect, accelerators

@@ -17,8 +17,7 @@ WITH points AS (
 newest AS (
     SELECT
         *,
-        round = max_by(round, list_transform(string_split(ltrim(round, 'v'), '.'),
-            lambda x: TRY_CAST(x AS INTEGER))) OVER (PARTITION BY benchmark, kind) AS newest
+        round = max_by(round, round_key(round)) OVER (PARTITION BY benchmark, kind) AS newest
     FROM points
 )
 SELECT benchmark, kind, round, system_id, system, run, run_id, minutes, quality

@@ -61,8 +61,7 @@ official_runs AS (
     WHERE r.source = 'official' AND r.status = 'success' AND r.accelerators > 0
         AND r.time_to_train_s > 0 AND r.epochs > 0 AND d.samples_per_epoch > 0
         AND r.accelerator_model IN (SELECT accelerator_model FROM local_runs)
-        AND (w.last_round IS NULL OR list_transform(string_split(ltrim(r.round, 'v'), '.'),
-            lambda x: TRY_CAST(x AS INTEGER)) <= w.last_round)
+        AND (w.last_round IS NULL OR round_key(r.round) <= w.last_round)
 ),
 official AS (
     -- per configuration; the reference: fewest accelerators, then the highest mean rate
