@@ -4,15 +4,12 @@
 -- megabytes long). Proxy-scale runs are left out.
 WITH points AS (
     SELECT
-        r.benchmark,
-        CASE r.source WHEN 'official' THEN 'official MLPerf' ELSE 'local run, full scale' END
+        benchmark,
+        CASE source WHEN 'official' THEN 'official MLPerf' ELSE 'local run, full scale' END
             AS kind,
-        r.round, r.system_id, r.system, r.run, r.run_id, e.seq, e.elapsed_s / 60 AS minutes,
-        e.quality
-    FROM store.evals AS e
-    JOIN store.runs AS r USING (run_id)
-    WHERE e.quality IS NOT NULL AND e.elapsed_s IS NOT NULL
-        AND NOT (r.source = 'local' AND coalesce(r.scale, '') <> 'full')
+        round, system_id, system, run, run_id, seq, minutes, quality
+    FROM time_to_accuracy
+    WHERE quality IS NOT NULL AND NOT (source = 'local' AND coalesce(scale, '') <> 'full')
 ),
 newest AS (
     SELECT
