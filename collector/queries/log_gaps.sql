@@ -15,7 +15,7 @@ folders AS (
         round, array_to_string(parts, '/') AS folder, parts[-1] AS benchmark,
         parts[-2] AS system,
         CASE WHEN parts[2] LIKE 'v0.5%' THEN parts[3] ELSE parts[2] END AS submitter,
-        count(*) AS logs_missing
+        round || '/' || submitter || '/' || system AS system_id, count(*) AS logs_missing
     FROM missing
     GROUP BY ALL
 ),
@@ -29,11 +29,11 @@ stored AS (
 )
 SELECT
     f.round, f.benchmark, f.submitter, f.system,
-    f.round || '/' || f.submitter || '/' || f.system AS system_id, f.folder, f.logs_missing,
+    f.system_id, f.folder, f.logs_missing,
     coalesce(s.logs_stored, 0) AS logs_stored, s.folder IS NULL AS configuration_absent,
     d.nodes, d.accelerators
 FROM folders AS f
 LEFT JOIN stored AS s USING (folder)
 LEFT JOIN (SELECT DISTINCT system_id, nodes, accelerators FROM store.systems) AS d
-    ON d.system_id = f.round || '/' || f.submitter || '/' || f.system
+    ON d.system_id = f.system_id
 ORDER BY f.round, f.benchmark, f.folder

@@ -25,10 +25,8 @@ WITH workloads(benchmark, last_round, differs) AS (
 local_runs AS (
     SELECT
         r.run_id, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
-        r.precision, r.throughput_samples_per_s, r.log_path, s.description_path
+        r.precision, r.throughput_samples_per_s, r.log_path
     FROM store.runs AS r
-    LEFT JOIN (SELECT DISTINCT system_id, description_path FROM store.systems) AS s
-        USING (system_id)
     WHERE r.source = 'local' AND r.scale = 'throughput' AND r.throughput_samples_per_s > 0
 ),
 measured AS (
@@ -87,8 +85,7 @@ SELECT
     m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12
         AS achieved_tflops_per_accelerator,
     c.matmul_tflops AS matmul_ceiling_tflops,
-    m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12 / c.matmul_tflops
-        AS ceiling_fraction,
+    achieved_tflops_per_accelerator / c.matmul_tflops AS ceiling_fraction,
     o.round AS official_round, o.system_id AS official_system_id,
     o.system AS official_system, o.accelerators AS official_accelerators,
     o.runs AS official_runs, o.configurations AS official_configurations,
