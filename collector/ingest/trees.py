@@ -198,8 +198,9 @@ def describe(
     how = "option" if round_ else "repository" if named_round else None
     start = root if root is not None else len(str(base).rstrip(os.sep).split(os.sep))
     place = _results_place(parts, start)
-    entry = LogEntry(Path(resolved), rel, "plain", named_round, run=run, telemetry=telemetry)
-    entry = replace(entry, round_source=how)
+    entry = LogEntry(
+        Path(resolved), rel, "plain", named_round, run=run, telemetry=telemetry, round_source=how
+    )
     if place is None:
         if root is not None or _in_tree(parts[start:-1]):
             return None  # in a result tree, outside its results layout: not a run

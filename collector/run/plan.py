@@ -151,7 +151,7 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     out = opts.out or default_out(machine)
     accel = machine.gpu_names[0] if on_gpu else machine.cpu
     short = accel_short(accel) if on_gpu else "cpu"
-    specs = []
+    specs, stack = [], framework()
     for g, prec, ic, bench in itertools.product(opts.gpus, precisions, opts.interconnects, names):
         ic_name = ic if on_gpu else "none"
         config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
@@ -183,7 +183,7 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
                     org=machine.host,
                     threads=threads_per_worker(machine.cores, g, on_gpu),
                     data_root=opts.data_root,
-                    framework=framework(),
+                    framework=stack,
                     env=NCCL_ENV[ic_name] if on_gpu else {},
                     nodes=opts.nodes,
                     warmup_steps=s.warmup_steps if opts.warmup is None else opts.warmup,

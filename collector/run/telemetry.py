@@ -33,7 +33,8 @@ class Telemetry:
         # NVML numbers every GPU of the host, CUDA only those in CUDA_VISIBLE_DEVICES
         self._nv = nvml() if gpu_indices else None
         try:
-            nvml_ids = [visible_gpus()[i]["index"] for i in gpu_indices] if self._nv else []
+            shown = visible_gpus() if self._nv else []
+            nvml_ids = [shown[i]["index"] for i in gpu_indices] if self._nv else []
             self._handles = [self._nv.nvmlDeviceGetHandleByIndex(i) for i in nvml_ids]
         except Exception:  # a GPU that NVML does not show: sample the CPU only
             self._nv, self._handles = None, []

@@ -9,6 +9,7 @@ Captures are applied while replaying; games without a result (RE) are skipped.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 import torch
@@ -34,10 +35,11 @@ def parse_sgf(text: str) -> tuple[int, str, list[tuple[int, int | None]]]:
     return size, res_m.group(1) if res_m else "", moves
 
 
-def _neighbours(p: int, size: int) -> list[int]:
+@cache  # asked for every stone of every group at every move of every game
+def _neighbours(p: int, size: int) -> tuple[int, ...]:
     y, x = divmod(p, size)
     near = ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1))
-    return [ny * size + nx for ny, nx in near if 0 <= ny < size and 0 <= nx < size]
+    return tuple(ny * size + nx for ny, nx in near if 0 <= ny < size and 0 <= nx < size)
 
 
 def _group(board: list[int], p: int, size: int) -> tuple[set[int], bool]:
