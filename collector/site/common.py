@@ -25,14 +25,19 @@ def num(value: Any, digits: int = 3) -> str:
         return "—"
     if isinstance(value, int):
         return str(value)
-    return f"{value:.{digits}g}" if abs(value) < 10**digits else f"{value:,.0f}"
+    text = f"{value:.{digits}g}"
+    return f"{value:,.0f}" if "e+" in text else text  # 99.97 to 3 digits is 100, not 1e+02
 
 
 def interval(low: Any, high: Any, unit: str = "") -> str:
-    """'low–high unit', or an em dash when either end is absent."""
+    """'low–high unit', or an em dash when either end is absent; ends that differ get the
+    digits that tell them apart (up to six), so no range reads '21.5–21.5'."""
     if low is None or high is None:
         return "—"
-    return f"{num(low)}–{num(high)}{unit}"
+    digits = 3
+    while digits < 6 and low != high and num(low, digits) == num(high, digits):
+        digits += 1
+    return f"{num(low, digits)}–{num(high, digits)}{unit}"
 
 
 def rel(src: str, dest: str) -> str:

@@ -399,4 +399,14 @@ def test_numbers_read_as_people_write_them() -> None:
     assert num(0.40312) == "0.403"
     assert num(75.81) == "75.8"
     assert num(67899680.4) == "67,899,680"
+    assert num(99.97) == "100" and num(0.99, 2) == "0.99"
     assert num(None) == "—" and num(float("nan")) == "—"
+
+
+def test_a_range_shows_the_digits_that_tell_its_ends_apart() -> None:
+    from collector.site.common import interval
+
+    assert interval(73.12, 78.49, " min") == "73.1–78.5 min"
+    assert interval(21.46, 21.54, " min") == "21.46–21.54 min"
+    assert interval(1.2, 1.2, "x") == "1.2–1.2x"  # equal ends stay equal
+    assert interval(None, 2.0) == "—"
