@@ -153,6 +153,8 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     short = accel_short(accel) if on_gpu else "cpu"
     specs, stack = [], framework()
     for g, prec, ic, bench in itertools.product(opts.gpus, precisions, opts.interconnects, names):
+        if g == 1 and opts.nodes == 1 and ic != "default" and "default" in opts.interconnects:
+            continue  # one accelerator has no link to change: the default run is the same run
         ic_name = ic if on_gpu else "none"
         config = config_name(machine.host, g, short, prec, ic_name, opts.nodes)
         b = suite.benchmarks[bench]
