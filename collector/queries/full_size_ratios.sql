@@ -1,6 +1,6 @@
 -- full_size_ratios: two accelerator models side by side on the same workload at full size
 -- (local runs of scale throughput: compute throughput on synthetic data, data loading not
--- included), per benchmark, precision and accelerator count: the newest run of each model,
+-- included), per benchmark, precision, accelerator count and interconnect: the newest run of each model,
 -- its throughput per accelerator (median and the slowest and fastest timed window), its
 -- fractions of the official throughput and of the matmul ceiling (throughput_fractions) and
 -- its time to train projected from measured throughput (projection). Model b is the one
@@ -12,29 +12,19 @@ WITH newest AS (
     FROM throughput_fractions AS f
     JOIN store.runs AS r USING (run_id)
     QUALIFY row_number() OVER (
-        PARTITION BY f.benchmark, f.precision, f.accelerators, f.accelerator_model
+        PARTITION BY f.benchmark, f.precision, f.accelerators, f.interconnect, f.accelerator_model
         ORDER BY r.run_start_unix_s DESC, f.run_id) = 1
-),
-windows AS (
-    SELECT
-        run_id,
-        list(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
-            AS window_samples_per_s
-    FROM store.events
-    WHERE key = 'tracked_stats' AND run_id IN (SELECT run_id FROM newest)
-    GROUP BY run_id
 ),
 sides AS (
     SELECT
-        n.*, w.window_samples_per_s, p.projected_minutes, p.projected_ci_low_minutes,
+        n.*, p.projected_minutes, p.projected_ci_low_minutes,
         p.projected_ci_high_minutes, p.checked_submissions, p.checked_median_abs_error_pct
     FROM newest AS n
-    LEFT JOIN windows AS w USING (run_id)
     LEFT JOIN projection AS p USING (run_id)
 ),
 pairs AS (
     SELECT
-        a.benchmark, a.precision, a.accelerators, a.evidence,
+        a.benchmark, a.precision, a.accelerators, a.interconnect, a.evidence,
         a.accelerator_model AS model_a, b.accelerator_model AS model_b,
         b.accelerator_model || ' against ' || a.accelerator_model AS comparison,
         a.run_id AS a_run_id, b.run_id AS b_run_id,
@@ -65,7 +55,8 @@ pairs AS (
     FROM sides AS a
     JOIN sides AS b
         ON b.benchmark = a.benchmark AND b.precision = a.precision
-        AND b.accelerators = a.accelerators AND b.accelerator_model > a.accelerator_model
+        AND b.accelerators = a.accelerators AND b.interconnect IS NOT DISTINCT FROM a.interconnect
+        AND b.accelerator_model > a.accelerator_model
 )
 SELECT
     * EXCLUDE (ci, ratio, checked_submissions, checked_median_abs_error_pct),
@@ -73,4 +64,4 @@ SELECT
     'projected from measured throughput' AS projection_evidence, checked_submissions,
     checked_median_abs_error_pct
 FROM pairs
-ORDER BY model_a, model_b, accelerators, benchmark, precision
+ORDER BY model_a, model_b, accelerators, interconnect, benchmark, precision

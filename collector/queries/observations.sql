@@ -23,7 +23,9 @@ from_runs AS (
     SELECT
         source, round, division, submitter, system_id, system, benchmark, accelerator,
         accelerators, nodes, framework, precision, interconnect, scale,
-        b.batch_size, time_to_train_s / 60 AS minutes,
+        b.batch_size,
+        -- a throughput-scale run trains to no target: its wall time is not a time to train
+        CASE WHEN scale IS DISTINCT FROM 'throughput' THEN time_to_train_s / 60 END AS minutes,
         throughput_samples_per_s, r.run_id AS evidence_id, NULL::VARCHAR AS qualifiers
     FROM store.runs AS r
     LEFT JOIN batches AS b ON b.run_id = r.run_id AND r.source = 'local'

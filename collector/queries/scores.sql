@@ -19,6 +19,8 @@ runs_in AS NOT MATERIALIZED (
     FROM store.runs
     LEFT JOIN unparsable AS u USING (log_sha256)
     WHERE source IN ('official', 'local')
+        -- a throughput-scale run trains to no target: it has no time to train to score
+        AND scale IS DISTINCT FROM 'throughput'
 ),
 rules AS (
     -- the rule of each source, round and benchmark present: the exact rule, else the

@@ -24,8 +24,8 @@ WITH workloads(benchmark, last_round, differs) AS (
 ),
 local_runs AS (
     SELECT
-        r.run_id, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
-        r.precision, r.throughput_samples_per_s, r.log_path
+        r.run_id, r.submitter, r.system_id, r.system, r.benchmark, r.accelerator_model,
+        r.accelerators, r.precision, r.interconnect, r.throughput_samples_per_s, r.log_path
     FROM store.runs AS r
     WHERE r.source = 'local' AND r.scale = 'throughput' AND r.throughput_samples_per_s > 0
 ),
@@ -38,6 +38,8 @@ measured AS (
             '$.throughput.step_flops_per_accelerator') AS DOUBLE))
             FILTER (WHERE key = 'collector_run') AS step_flops,
         count(*) FILTER (WHERE key = 'tracked_stats') AS windows,
+        list(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE) ORDER BY seq)
+            FILTER (WHERE key = 'tracked_stats') AS window_samples_per_s,
         min(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
             FILTER (WHERE key = 'tracked_stats') AS window_min,
         max(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
@@ -76,9 +78,10 @@ official AS (
         ORDER BY accelerators, avg(rate) DESC, system_id, round) = 1
 )
 SELECT
-    l.run_id, l.system_id, l.system, l.benchmark, l.accelerator_model, l.accelerators,
-    l.precision, 'compute throughput on synthetic data (data loading not included)' AS evidence,
-    m.windows, l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
+    l.run_id, l.submitter, l.system_id, l.system, l.benchmark, l.accelerator_model,
+    l.accelerators, l.precision, l.interconnect,
+    'compute throughput on synthetic data (data loading not included)' AS evidence,
+    m.windows, m.window_samples_per_s, l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
     m.window_min / l.accelerators AS window_min_samples_per_s_per_accelerator,
     m.window_max / l.accelerators AS window_max_samples_per_s_per_accelerator,
     m.global_batch,

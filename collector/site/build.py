@@ -33,7 +33,12 @@ SHEETS = (
     ("systems.md.j2", "systems/index.md", "Systems", ("site_systems",)),
     ("rounds.md.j2", "rounds.md", "Rounds", ("site_round_gains",)),
     ("local_checks.md.j2", "local-checks.md", "Local pipeline checks", ("site_scores",)),
-    ("full_size.md.j2", "full-size.md", "Full-size runs", ("full_size_ratios",)),
+    (
+        "full_size.md.j2",
+        "full-size.md",
+        "Full-size runs",
+        ("full_size_ratios", "full_size_scaling"),
+    ),
 )
 
 

@@ -1,6 +1,6 @@
-"""ceilings, throughput_fractions, full_size_ratios and log_gaps on constructed runs whose
-fractions, ratios and counts can be computed by hand, with the shipped files they read (the
-measured ceilings and missing.csv) in a data folder of their own."""
+"""ceilings, throughput_fractions, full_size_ratios, full_size_scaling and log_gaps on
+constructed runs whose fractions, ratios and counts can be computed by hand, with the shipped
+files they read (the measured ceilings and missing.csv) in a data folder of their own."""
 
 import json
 
@@ -15,20 +15,22 @@ IMAGENET = 1281167  # datasets.yml: ImageNet 2012 training images
 STEP_FLOPS = 2.56e13  # per accelerator: at a global batch of 256, 1e11 FLOPs per sample
 
 
-def local(host, model, benchmark, windows):
-    """A local full-size run (scale throughput) of one accelerator in bf16, and its events:
-    global batch 256, the collector_run event with the FLOPs of one step, the timed windows."""
+def local(host, model, benchmark, windows, accelerators=1, interconnect="nvlink", i=0):
+    """A local full-size run (scale throughput) in bf16, and its events: global batch 256, the
+    collector_run event with the FLOPs of one step, the timed windows."""
+    cfg = "cfg_bf16" if accelerators == 1 else f"cfg_{accelerators}x_{interconnect}_bf16"
     row = run(
         host,
-        1,
+        accelerators,
         1.0,
-        0,
+        i,
         benchmark=benchmark,
         precision="bf16",
         scale="throughput",
+        interconnect=interconnect,
         accelerator_model=model,
-        system_id=f"v0.5/{host}/cfg_bf16",
-        log_path=f"{host}/results/cfg_bf16/{benchmark}/result_0.txt",
+        system_id=f"v0.5/{host}/{cfg}",
+        log_path=f"{host}/results/{cfg}/{benchmark}/result_0.txt",
         throughput_samples_per_s=sorted(windows)[len(windows) // 2],
     )
     collector_run = {"throughput": {"step_flops_per_accelerator": STEP_FLOPS}}
@@ -88,7 +90,12 @@ def con(tmp_path_factory):
     h100, h100_events = local("h100", "H100-SXM", "resnet", [900.0, 1000.0, 1100.0])
     h200, h200_events = local("h200", "H200-SXM", "resnet", [1200.0, 1300.0, 1400.0])
     ssd, ssd_events = local("h100", "H100-SXM", "ssd", [300.0, 310.0, 320.0])
-    runs = [h100, h200, ssd]
+    # two GPUs of the H100 server: 2,000 samples/s with NVLink (linear), 1,600 without peer-to-peer
+    pair, pair_events = local("h100", "H100-SXM", "resnet", [1800.0, 2000.0, 2200.0], 2)
+    nop2p, nop2p_events = local(
+        "h100", "H100-SXM", "resnet", [1500.0, 1600.0, 1700.0], 2, "no-p2p", 1
+    )
+    runs = [h100, h200, ssd, pair, nop2p]
     runs += [official("big", 8, 1500.0, 0), official("p", 4, 2000.0, 0)]
     runs += [official("q", 4, 2400.0, 0), official("q", 4, 2600.0, 1)]
     # from v2.0 the benchmark named ssd is RetinaNet: another workload, never a reference
@@ -108,7 +115,8 @@ def con(tmp_path_factory):
     ]
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
-    tables["events"] = load("events").table_from_rows(h100_events + h200_events + ssd_events)
+    events = h100_events + h200_events + ssd_events + pair_events + nop2p_events
+    tables["events"] = load("events").table_from_rows(events)
     tables["systems"] = load("systems").table_from_rows(systems)
     store = tmp_path_factory.mktemp("evidence") / "store"
     snapshot.write(store, snapshot.Snapshot(tables))
@@ -179,6 +187,26 @@ def test_two_models_side_by_side_with_the_ratio_of_their_windows(con):
     assert row["b_official_missing_reason"].startswith("no official result")
     assert row["a_projected_minutes"] is None  # no official v0.5 run to project with
     assert row["projection_evidence"] == "projected from measured throughput"
+
+
+def test_several_accelerators_of_one_server_against_one_and_against_the_link(con):
+    got = {r["interconnect"]: r for r in rows(con, "full_size_scaling")}
+    assert set(got) == {"nvlink", "no-p2p"}  # one row per run on several accelerators
+    linked, off = got["nvlink"], got["no-p2p"]
+    assert linked["efficiency_pct"] == pytest.approx(100.0)  # 2,000 / (2 x 1,000)
+    assert linked["efficiency_ci_low_pct"] < 100.0 < linked["efficiency_ci_high_pct"]
+    assert linked["of_linked_ratio"] is None and linked["linked_run_id"] is None
+    assert off["efficiency_pct"] == pytest.approx(80.0)
+    assert off["of_linked_ratio"] == pytest.approx(0.8)  # 1,600 / 2,000
+    assert 1500 / 2200 <= off["of_linked_ci_low_ratio"] < 0.8 < off["of_linked_ci_high_ratio"]
+    assert off["linked_run_id"] == linked["run_id"] and off["one_run_id"] == linked["one_run_id"]
+    assert off["samples_per_s_per_accelerator"] == 800.0
+
+
+def test_a_throughput_run_has_no_time_to_train(con):
+    assert not [r for r in rows(con, "scores") if r["scale"] == "throughput"]
+    timed = [r for r in rows(con, "observations") if r["minutes"] is not None]
+    assert timed and not [r for r in timed if r["scale"] == "throughput"]
 
 
 def test_missing_logs_are_counted_per_configuration_folder(con):
