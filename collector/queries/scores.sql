@@ -122,7 +122,8 @@ FROM (
             WHEN runs_required IS NULL
                 THEN format('no scoring rule for {} in {}', benchmark, round)
             WHEN runs_total < runs_required
-                THEN format('{} runs present, the rules require {}', runs_total, runs_required)
+                THEN format('{} {} present, the rules require {}', runs_total,
+                            CASE runs_total WHEN 1 THEN 'run' ELSE 'runs' END, runs_required)
             WHEN runs_scored IS NOT NULL AND runs_converged < runs_scored
                 THEN format('{} runs converged, the rules score the first {}',
                             runs_converged, runs_scored)

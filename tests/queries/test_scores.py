@@ -81,7 +81,7 @@ def test_two_non_converged_runs_make_it_unscorable(store):
 
 def test_a_single_run_is_unscorable_with_the_rule_named(store):
     (row,) = scores_of(store, [run(0, 10)])
-    assert row["unscorable_reason"] == "1 runs present, the rules require 5"
+    assert row["unscorable_reason"] == "1 run present, the rules require 5"
     assert row["runs_used"] == 0
 
 
