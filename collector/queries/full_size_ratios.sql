@@ -1,19 +1,18 @@
 -- full_size_ratios: two accelerator models side by side on the same workload at full size
 -- (local runs of scale throughput: compute throughput on synthetic data, data loading not
--- included), per benchmark, precision, accelerator count and interconnect: the newest run of each model,
--- its throughput per accelerator (median and the slowest and fastest timed window), its
+-- included), per benchmark, precision, accelerator count and interconnect: the newest run of
+-- each model, its throughput per accelerator (median and the slowest and fastest timed window), its
 -- fractions of the official throughput and of the matmul ceiling (throughput_fractions) and
 -- its time to train projected from measured throughput (projection). Model b is the one
 -- after model a in name order (H200-SXM after H100-SXM); the ratio b / a is of the mean
 -- window throughputs, with the percentile-bootstrap interval over the windows of both
 -- (bootstrap_ratio).
 WITH newest AS (
-    SELECT f.*, r.run_start_unix_s
-    FROM throughput_fractions AS f
-    JOIN store.runs AS r USING (run_id)
+    SELECT *
+    FROM throughput_fractions
     QUALIFY row_number() OVER (
-        PARTITION BY f.benchmark, f.precision, f.accelerators, f.interconnect, f.accelerator_model
-        ORDER BY r.run_start_unix_s DESC, f.run_id) = 1
+        PARTITION BY benchmark, precision, accelerators, interconnect, accelerator_model
+        ORDER BY run_start_unix_s DESC, run_id) = 1
 ),
 sides AS (
     SELECT

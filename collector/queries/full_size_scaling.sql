@@ -5,16 +5,16 @@
 -- x the 1-accelerator run's), the batch per accelerator being the same. A run with
 -- peer-to-peer off (no-p2p: the same server with its GPU-to-GPU link unused) is also set
 -- against the run of the same count with it on. Intervals: percentile bootstrap over the timed
--- windows of both runs (bootstrap_ratio). The newest run of each setting counts.
+-- windows of both runs (bootstrap_ratio). The newest run of each setting counts; one
+-- accelerator has no link, so of its runs the newest whatever link was recorded.
 WITH newest AS (
-    SELECT f.*
-    FROM throughput_fractions AS f
-    JOIN store.runs AS r USING (run_id)
-    WHERE f.window_samples_per_s IS NOT NULL
+    SELECT *
+    FROM throughput_fractions
+    WHERE window_samples_per_s IS NOT NULL
     QUALIFY row_number() OVER (
-        PARTITION BY f.submitter, f.benchmark, f.precision, f.accelerator_model, f.accelerators,
-            f.interconnect
-        ORDER BY r.run_start_unix_s DESC, f.run_id) = 1
+        PARTITION BY submitter, benchmark, precision, accelerator_model, accelerators,
+            CASE WHEN accelerators > 1 THEN interconnect END
+        ORDER BY run_start_unix_s DESC, run_id) = 1
 ),
 pairs AS (
     SELECT
@@ -27,8 +27,7 @@ pairs AS (
             / (n.accelerators * list_avg(one.window_samples_per_s)) AS efficiency,
         bootstrap_ratio(n.window_samples_per_s, one.window_samples_per_s) AS efficiency_ci,
         list_avg(n.window_samples_per_s) / list_avg(d.window_samples_per_s) AS of_linked,
-        CASE WHEN d.run_id IS NOT NULL
-            THEN bootstrap_ratio(n.window_samples_per_s, d.window_samples_per_s) END AS of_linked_ci
+        bootstrap_ratio(n.window_samples_per_s, d.window_samples_per_s) AS of_linked_ci
     FROM newest AS n
     JOIN newest AS one
         ON one.submitter = n.submitter AND one.benchmark = n.benchmark
@@ -41,8 +40,6 @@ pairs AS (
         AND d.precision = n.precision AND d.accelerators = n.accelerators
         AND d.accelerator_model IS NOT DISTINCT FROM n.accelerator_model
     WHERE n.accelerators > 1
-    -- of two 1-accelerator runs of a campaign (another link recorded), the newest
-    QUALIFY row_number() OVER (PARTITION BY n.run_id ORDER BY one.run_id DESC) = 1
 )
 SELECT
     * EXCLUDE (efficiency, efficiency_ci, of_linked, of_linked_ci),

@@ -25,7 +25,8 @@ WITH workloads(benchmark, last_round, differs) AS (
 local_runs AS (
     SELECT
         r.run_id, r.submitter, r.system_id, r.system, r.benchmark, r.accelerator_model,
-        r.accelerators, r.precision, r.interconnect, r.throughput_samples_per_s, r.log_path
+        r.accelerators, r.precision, r.interconnect, r.run_start_unix_s,
+        r.throughput_samples_per_s, r.log_path
     FROM store.runs AS r
     WHERE r.source = 'local' AND r.scale = 'throughput' AND r.throughput_samples_per_s > 0
 ),
@@ -37,13 +38,8 @@ measured AS (
         any_value(try_cast(json_extract(value_text,
             '$.throughput.step_flops_per_accelerator') AS DOUBLE))
             FILTER (WHERE key = 'collector_run') AS step_flops,
-        count(*) FILTER (WHERE key = 'tracked_stats') AS windows,
         list(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE) ORDER BY seq)
-            FILTER (WHERE key = 'tracked_stats') AS window_samples_per_s,
-        min(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
-            FILTER (WHERE key = 'tracked_stats') AS window_min,
-        max(try_cast(json_extract(value_text, '$.throughput') AS DOUBLE))
-            FILTER (WHERE key = 'tracked_stats') AS window_max
+            FILTER (WHERE key = 'tracked_stats') AS window_samples_per_s
     FROM store.events
     WHERE key IN ('global_batch_size', 'collector_run', 'tracked_stats')
         AND run_id IN (SELECT run_id FROM local_runs)
@@ -79,11 +75,12 @@ official AS (
 )
 SELECT
     l.run_id, l.submitter, l.system_id, l.system, l.benchmark, l.accelerator_model,
-    l.accelerators, l.precision, l.interconnect,
+    l.accelerators, l.precision, l.interconnect, l.run_start_unix_s,
     'compute throughput on synthetic data (data loading not included)' AS evidence,
-    m.windows, m.window_samples_per_s, l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
-    m.window_min / l.accelerators AS window_min_samples_per_s_per_accelerator,
-    m.window_max / l.accelerators AS window_max_samples_per_s_per_accelerator,
+    len(m.window_samples_per_s) AS windows, m.window_samples_per_s,
+    l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
+    list_min(m.window_samples_per_s) / l.accelerators AS window_min_samples_per_s_per_accelerator,
+    list_max(m.window_samples_per_s) / l.accelerators AS window_max_samples_per_s_per_accelerator,
     m.global_batch,
     m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12
         AS achieved_tflops_per_accelerator,
