@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+from types import FrameType
 
-from collector.cli import check, ingest, query, run, site  # noqa: F401  (each adds its command)
-from collector.cli.app import app
+from collector.cli import check, ingest, query, run, site, verify  # noqa: F401 (add commands)
+from collector.cli.app import app, one_line
 from collector.errors import CollectorError
 
 
 def main() -> None:
-    """Run the CLI; a CollectorError becomes one line on stderr and exit status 1.
+    """Run the CLI; every failure is one line on stderr. A CollectorError exits 1; Ctrl-C
+    (SIGINT) and SIGTERM end the command, exit 130 and 143, leaving the store as the last
+    completed write left it (a write is atomic; the kernel releases the writer lock).
 
     Usage errors (unknown option, missing argument) are reported by typer itself, exit 2.
     """
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except CollectorError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(1)
+        _fail(str(exc), 1)
+    except KeyboardInterrupt as exc:
+        term = _TERM in exc.args
+        _fail(f"interrupted ({_TERM if term else 'SIGINT'})", 143 if term else 130)
+    except OSError as exc:  # what the file system refused, where no layer above said more
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}", 1)
+    except MemoryError:
+        _fail("out of memory", 1)
+    except Exception as exc:  # a bug: still one line, the traceback on request
+        if os.environ.get("COLLECTOR_TRACEBACK"):
+            raise
+        _fail(f"unexpected {type(exc).__name__}: {exc} (COLLECTOR_TRACEBACK=1 shows where)", 1)
+
+
+_TERM = "SIGTERM"
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(_TERM)
+
+
+def _fail(message: str, status: int) -> None:
+    print(f"error: {one_line(message)}", file=sys.stderr)
+    sys.exit(status)

@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from collector.cli.app import app
+from collector.cli.app import app, one_line
 from collector.ingest.check import check
 from collector.ingest.trees import Skipped
-from collector.store import WAIT_S
+from collector.store import WAIT_S, wait_seconds
 
 
 @app.command("check")
@@ -28,6 +28,7 @@ def check_command(
     ] = None,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
+    wait_seconds(wait)
     skipped: list[Skipped] = []
     verdicts = check(
         paths,
@@ -39,9 +40,9 @@ def check_command(
         round_=round_,
     )
     for path in skipped:
-        print(f"warning: {path.rel_path}: {path.message}", file=sys.stderr)
+        print(one_line(f"warning: {path.rel_path}: {path.message}"), file=sys.stderr)
     for verdict in verdicts:
-        print(verdict)
+        print(one_line(str(verdict)))
     failed = sum(1 for v in verdicts if v.verdict == "fail")
     print(f"checked {len(verdicts)} logs: {len(verdicts) - failed} pass, {failed} fail")
     if failed:

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from collector.cli.app import app
+from collector.cli.app import app, one_line
 from collector.errors import InputError
 from collector.ingest.pipeline import SOURCES, IngestReport, ingest
-from collector.store import WAIT_S
+from collector.store import WAIT_S, wait_seconds
 
 HELP = (
     "Ingest MLPerf training logs (every round's format) and system descriptions.\n\n"
@@ -53,20 +53,21 @@ def ingest_command(
         raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
     if round_ is not None and not re.fullmatch(r"v\d+\.\d+", round_):
         raise InputError(f"--round must name a round such as v4.1, not {round_!r}")
+    wait_seconds(wait)
     report = ingest(
         paths,
         store=store,
         source=source,
         round_=round_,
         events=events,
-        on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
+        on_issue=None if quiet else lambda i: print(one_line(str(i)), file=sys.stderr),
         wait_s=wait,
         on_wait=lambda message: print(message, file=sys.stderr),
     )
     if not quiet:
         for issue in report.recorded:
-            print(f"{issue} (already recorded)", file=sys.stderr)
-    print(summary_line(report))
+            print(one_line(f"{issue} (already recorded)"), file=sys.stderr)
+    print(one_line(summary_line(report)))
     if report.failed:
         raise typer.Exit(1)
 

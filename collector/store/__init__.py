@@ -13,7 +13,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from collector.store.snapshot import KEEP, POINTER, WAIT_S, Pin, Snapshot, read, write, writing
+from collector.errors import StoreError
+from collector.store import manifest
+from collector.store.snapshot import (
+    KEEP,
+    POINTER,
+    WAIT_S,
+    Pin,
+    Snapshot,
+    read,
+    wait_seconds,
+    write,
+    writing,
+)
 
 WORKING_STORE = Path(".collector") / "store"
 
@@ -46,23 +58,38 @@ def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
 
 
 def _seed(source: Path, target: Path) -> None:
-    """Copy the live snapshot of `source` to a new store at `target`, atomically."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".seed-", dir=target.parent))
-    name = (source / POINTER).read_text().strip()
-    shutil.copytree(source / name, staging / name, copy_function=_link_or_copy)
-    (staging / POINTER).write_text(name + "\n")
+    """Copy the live snapshot of `source` (its manifest's files, checked) to a new store at
+    `target`, atomically."""
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".seed-", dir=target.parent))
+    except OSError as exc:
+        raise StoreError(f"{target}: cannot make the working store ({exc.strerror})") from exc
+    try:
+        with Pin(source) as name:
+            if name is None:
+                raise StoreError(f"{source}: no snapshot to start the working store from")
+            listed = manifest.load(source / name)[1]
+            (staging / name).mkdir()
+            for file in [*(f"{table}.parquet" for table in listed), manifest.MANIFEST]:
+                _link_or_copy(source / name / file, staging / name / file)
+            manifest.verify(staging / name)
+        (staging / POINTER).write_text(name + "\n")
         staging.rename(target)
-    except OSError:  # another process made it first
+    except OSError as exc:  # another process made it first, or no room
         shutil.rmtree(staging, ignore_errors=True)
+        if not target.is_dir():
+            raise StoreError(f"{target}: cannot make the working store ({exc.strerror})") from exc
+    except StoreError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
-def _link_or_copy(src: str, dst: str) -> None:
+def _link_or_copy(src: Path, dst: Path) -> None:
     try:
-        os.link(src, dst)
+        os.link(src, dst, follow_symlinks=False)
     except OSError:
-        shutil.copy2(src, dst)
+        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 __all__ = [
@@ -74,6 +101,7 @@ __all__ = [
     "read",
     "resolve",
     "shipped",
+    "wait_seconds",
     "write",
     "writing",
 ]

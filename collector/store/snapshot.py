@@ -1,7 +1,7 @@
 """The Parquet store: immutable snapshot folders and an atomically swapped CURRENT pointer.
 
     STORE/CURRENT            name of the live snapshot
-    STORE/snap-000007/       one Parquet file per table + manifest.json
+    STORE/snap-000007/       one Parquet file per table + manifest.json (rows, sha256)
     STORE/LOCK               held (flock, exclusive) by the one writer at work
 
 Writers take turns: each holds an exclusive `flock` on LOCK for its whole
@@ -10,19 +10,24 @@ releases it when the writer exits or is killed. A writer builds a complete new s
 in a staging folder, fsyncs it, then replaces CURRENT with os.replace (atomic). A crash
 or kill at any point leaves the previous snapshot live and readable.
 
-Readers resolve CURRENT once and hold a shared `flock` on that snapshot's folder while
-they read it. A writer keeps the last KEEP snapshots and removes an older one only when
-it can lock it exclusively, i.e. when no reader holds it; under LOCK, staging folders
-and snapshots newer than the live one are leftovers of dead writers and are removed.
+Readers resolve CURRENT once (only an exact snapshot name, a folder of the store) and hold
+a shared `flock` on that snapshot's folder while they read it; they check its files against
+its manifest first. A writer keeps the last KEEP snapshots and removes an older one only
+when it can lock it exclusively, i.e. when no reader holds it, and only a folder it proves
+is a snapshot (its name, a real folder, a manifest naming it). Under LOCK, staging folders
+are leftovers of dead writers and are removed; a snapshot never made live stays until it
+is old, as the next one takes a number after every snapshot present.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import json
+import math
 import os
+import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -36,8 +41,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from collector.errors import StoreError
-from collector.store import migrations
+from collector.errors import InputError, StoreError
+from collector.store import manifest, migrations
+from collector.store.manifest import MANIFEST, Entry
 from collector.store.schemas import STORED_TABLES, all_schemas
 
 POINTER = "CURRENT"
@@ -49,6 +55,9 @@ DICTIONARY_MIN_ROWS = 50_000  # shorter tables are stored plain
 # rows per Parquet row group: DuckDB scans a file's row groups in parallel, one per thread
 ROW_GROUP_ROWS = 1 << 17
 DICTIONARY_BYTES = 64 << 10  # a column whose distinct values outgrow this is stored plain
+NAME = re.compile(r"snap-([0-9]{6,9})")  # a snapshot folder's name, matched whole
+# a staging folder: tempfile.mkdtemp(prefix=".snap-NNNNNN.") adds 8 such characters
+STAGING = re.compile(r"\.snap-[0-9]{6,9}\.[a-z0-9_]{8}")
 
 
 @dataclass
@@ -68,15 +77,27 @@ def empty() -> Snapshot:
 
 
 def current_name(store: Path) -> str | None:
-    """The live snapshot's folder name, or None for a store never written."""
+    """The live snapshot's folder name, or None for a store never written.
+
+    CURRENT must hold exactly a snapshot name (one newline after it at most) of a folder of
+    the store; anything else is a StoreError naming it."""
+    path = store / POINTER
     try:
-        name = (store / POINTER).read_text().strip()
+        raw = manifest.read_small(path, 64)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"{store / POINTER}: {exc.strerror}") from exc
-    if not name.startswith(PREFIX) or not (store / name).is_dir():
-        raise StoreError(f"{store / POINTER} names a missing snapshot {name!r}")
+        raise StoreError(f"{path}: cannot read ({manifest.reason(exc)})") from exc
+    text = raw.decode("ascii", "replace")
+    name = text[:-1] if text.endswith("\n") else text
+    if not NAME.fullmatch(name):
+        raise StoreError(f"{path}: {name[:40]!r} is not a snapshot name (snap-NNNNNN)")
+    try:
+        folder = os.lstat(store / name).st_mode
+    except FileNotFoundError:
+        folder = 0
+    if not stat.S_ISDIR(folder):
+        raise StoreError(f"{path} names a missing snapshot {name!r}")
     return name
 
 
@@ -90,11 +111,12 @@ def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
     if name is None:
         snap = empty()
         return Snapshot({t: snap.tables[t] for t in tables})
+    listed = manifest.verify(store / name)  # a Pin checked it; cheap again: digests are kept
     schemas = all_schemas()
     out: dict[str, pa.Table] = {}
     for table in tables:
         path = store / name / f"{table}.parquet"
-        if not path.exists():
+        if table not in listed:  # a table newer than the snapshot
             out[table] = schemas[table].empty()
             continue
         try:
@@ -103,6 +125,9 @@ def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
             raise StoreError(f"{path}: unreadable Parquet ({exc})") from exc
         data = migrations.upgrade(table, data, schemas[table].schema_version)
         schemas[table].validate(data)
+        if data.num_rows != listed[table].rows:
+            expected = listed[table].rows
+            raise StoreError(f"{path}: {data.num_rows} rows where {MANIFEST} says {expected}")
         out[table] = data
     return Snapshot(out, name)
 
@@ -119,42 +144,55 @@ def write(store: Path, snapshot: Snapshot) -> str:
 def _write(store: Path, snapshot: Snapshot) -> str:
     _remove_leftovers(store)
     previous = current_name(store)
-    number = int(previous.removeprefix(PREFIX)) + 1 if previous else 1
-    name = f"{PREFIX}{number:06d}"
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=store))
+    # after every name taken, whatever holds it: a snapshot never made live, or a stranger
+    number = max([_number(previous or ""), *map(_number, os.listdir(store))]) + 1
+    name = f"{PREFIX}{max(number, 1):06d}"
     schemas = all_schemas()
     for table, data in snapshot.tables.items():
         schemas[table].validate(data)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=store))
+    except OSError as exc:
+        raise StoreError(f"{store}: cannot write a snapshot ({exc.strerror})") from exc
+    try:
+        _write_snapshot(store, staging, name, snapshot)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise StoreError(
+            f"{store}: cannot write a snapshot ({exc.strerror or exc}); {previous or 'none'} "
+            "stays live"
+        ) from exc
+    _remove_old(store, _number(name))
+    return name
+
+
+def _write_snapshot(store: Path, staging: Path, name: str, snapshot: Snapshot) -> None:
+    """Tables and manifest into `staging`, synced; then the folder renamed to `name` and
+    CURRENT pointed at it."""
     largest_first = sorted(snapshot.tables.items(), key=lambda item: -item[1].nbytes)
     with ThreadPoolExecutor(
         len(os.sched_getaffinity(0))
     ) as pool:  # Parquet and fsync release the GIL
-        list(pool.map(_write_table, largest_first, repeat(staging)))
-    manifest = {
-        "snapshot": name,
-        "tables": {
-            table: {"rows": data.num_rows, "schema_version": schemas[table].schema_version}
-            for table, data in snapshot.tables.items()
-        },
-    }
-    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    _fsync(staging / "manifest.json")
+        written = dict(pool.map(_write_table, largest_first, repeat(staging)))
+    manifest.write(staging, manifest.encode(name, dict(sorted(written.items()))))
     os.replace(staging, store / name)
     _fsync(store)
-    pointer_tmp = store / f".{POINTER}.tmp"
-    pointer_tmp.write_text(name + "\n")
-    _fsync(pointer_tmp)
+    fd, pointer_tmp = tempfile.mkstemp(prefix=f".{POINTER}.", dir=store)
+    try:
+        os.write(fd, f"{name}\n".encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(pointer_tmp, store / POINTER)  # the commit point
     _fsync(store)
-    _remove_old(store, number)
-    return name
 
 
-def _write_table(item: tuple[str, pa.Table], staging: Path) -> None:
-    """One table as Parquet, synced. Dictionary encoding pays off on long tables only, and
-    only for columns whose distinct values stay few."""
+def _write_table(item: tuple[str, pa.Table], staging: Path) -> tuple[str, Entry]:
+    """One table as Parquet, synced, with its manifest entry. Dictionary encoding pays off on
+    long tables only, and only for columns whose distinct values stay few."""
     table, data = item
-    data = data.replace_schema_metadata(all_schemas()[table].arrow().metadata)
+    schema = all_schemas()[table]
+    data = data.replace_schema_metadata(schema.arrow().metadata)
     path = staging / f"{table}.parquet"
     pq.write_table(
         data,
@@ -165,6 +203,8 @@ def _write_table(item: tuple[str, pa.Table], staging: Path) -> None:
         row_group_size=ROW_GROUP_ROWS,
     )
     _fsync(path)
+    size, digest = manifest.file_digest(path)
+    return table, Entry(data.num_rows, schema.schema_version, size, digest)
 
 
 def merge(name: str, old: pa.Table, new: pa.Table) -> pa.Table:
@@ -181,22 +221,45 @@ def merge(name: str, old: pa.Table, new: pa.Table) -> pa.Table:
 
 
 def _remove_leftovers(store: Path) -> None:
-    """Delete what dead writers left: staging folders, and snapshots newer than the live one
-    (made, never made live). Only the lock holder writes, so no live writer owns these."""
-    live = current_name(store)
-    live_number = _number(live) if live else 0
+    """Delete what dead writers left: staging folders (named as this module names them,
+    holding only table files and a manifest) and CURRENT's temporary files. Only the lock
+    holder writes, so no live writer owns these."""
     for entry in store.iterdir():
-        unborn = entry.name.startswith(PREFIX) and _number(entry.name) > live_number
-        if entry.name.startswith(f".{PREFIX}") or unborn:
-            shutil.rmtree(entry, ignore_errors=True)
+        if entry.name.startswith(f".{POINTER}.") and not _real_folder(entry):
+            entry.unlink(missing_ok=True)  # a link itself, never what it points to
+        elif STAGING.fullmatch(entry.name) and _real_folder(entry):
+            ours = (n.endswith(".parquet") or MANIFEST in n for n in os.listdir(entry))
+            if all(ours):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _snapshots(store: Path) -> list[Path]:
+    """The folders of the store that are snapshots: a snapshot's name, a real folder (not a
+    link), and a manifest that names it."""
+    found = []
+    for entry in store.iterdir():
+        if NAME.fullmatch(entry.name) and _real_folder(entry):
+            try:
+                manifest.load(entry)
+            except StoreError:
+                continue
+            found.append(entry)
+    return found
+
+
+def _real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _remove_old(store: Path, live_number: int) -> None:
     """Delete snapshots older than the last KEEP, except those a reader holds."""
-    for entry in store.iterdir():
-        if entry.name.startswith(PREFIX) and _number(entry.name) <= live_number - KEEP:
+    for entry in _snapshots(store):
+        if _number(entry.name) <= live_number - KEEP:
             try:
-                fd = os.open(entry, os.O_RDONLY)
+                fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
             except OSError:
                 continue
             try:
@@ -212,8 +275,8 @@ def _remove_old(store: Path, live_number: int) -> None:
 
 def _number(name: str) -> int:
     """The number of a snapshot folder's name (-1 for a name that is not one)."""
-    digits = name.removeprefix(PREFIX)
-    return int(digits) if digits.isdigit() else -1
+    match = NAME.fullmatch(name)
+    return int(match.group(1)) if match else -1
 
 
 class Pin:
@@ -228,11 +291,18 @@ class Pin:
             if name is None:
                 return
             try:
-                fd = os.open(store / name, os.O_RDONLY)
+                fd = os.open(store / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
             except FileNotFoundError:
                 continue  # removed since CURRENT named it: CURRENT names a newer one now
+            except OSError as exc:
+                raise StoreError(f"{store / name}: {manifest.reason(exc)}") from exc
             fcntl.flock(fd, fcntl.LOCK_SH)  # waits out a writer removing it
             if (store / name).is_dir():
+                try:
+                    manifest.verify(store / name)
+                except StoreError:
+                    os.close(fd)
+                    raise
                 self.fd, self.name = fd, name
                 return
             os.close(fd)
@@ -263,6 +333,7 @@ def writing(
 
     Waits up to `wait_s` seconds for another writer, telling `on_wait` once that it does;
     raises StoreError when the time runs out."""
+    wait_seconds(wait_s)
     try:
         store.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -287,10 +358,10 @@ def writing(
 def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> int:
     path = store / LOCK
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError:
         try:  # a read-only store: a writer that finds nothing to write still takes turns
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as exc:
             raise StoreError(f"{path}: cannot open the writer lock ({exc.strerror})") from exc
     deadline = time.monotonic() + wait_s
@@ -316,6 +387,13 @@ def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> 
             on_wait(f"waiting up to {wait_s:g} s for another writer of {store} to finish")
             told = True
         time.sleep(0.05)
+
+
+def wait_seconds(value: float) -> float:
+    """A writer's wait (--wait) checked: a finite number of seconds, not negative."""
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"--wait must be a finite number of seconds, 0 or more, not {value}")
+    return value
 
 
 def _fsync(path: Path) -> None:

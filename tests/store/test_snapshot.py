@@ -48,15 +48,22 @@ def test_a_snapshot_held_by_a_reader_is_not_removed(store):
     assert not (store / held).exists()  # the next writer removes it once released
 
 
-def test_leftovers_of_dead_writers_are_ignored_then_removed(store):
+def test_leftovers_of_dead_writers_are_ignored_then_removed_once_old(store):
     snapshot.write(store, snapshot.empty())
-    (store / ".snap-000002.abc").mkdir()
-    (store / ".snap-000002.abc" / "runs.parquet").write_bytes(b"half")
-    (store / "snap-000002").mkdir()  # renamed into place, never made live
+    (store / ".snap-000002.abc_1234").mkdir()
+    (store / ".snap-000002.abc_1234" / "runs.parquet").write_bytes(b"half")
+    snapshot.write(store, snapshot.empty())
+    (store / "CURRENT").write_text("snap-000001\n")  # snap-000002 renamed, never made live
     assert snapshot.read(store).name == "snap-000001"
-    assert snapshot.write(store, snapshot.empty()) == "snap-000002"
+    assert snapshot.write(store, snapshot.empty()) == "snap-000003"
     names = sorted(p.name for p in store.iterdir())
-    assert names == ["CURRENT", "LOCK", "snap-000001", "snap-000002"]
+    assert names == ["CURRENT", "LOCK", "snap-000001", "snap-000002", "snap-000003"]
+    snapshot.write(store, snapshot.empty())
+    assert sorted(p.name for p in store.glob("snap-*")) == [
+        "snap-000002",
+        "snap-000003",
+        "snap-000004",
+    ]
 
 
 def test_a_writer_waits_for_the_lock_then_gives_up_with_one_line(store, tmp_path):
