@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import io
 import logging
 import os
@@ -15,9 +16,10 @@ from typing import Any
 
 from collector import store as stores
 from collector.ingest import data
+from collector.ingest.files import Refused, read_file
 from collector.ingest.parallel import map_batches, usable_cpus
 from collector.ingest.rounds import signature
-from collector.ingest.rows import run_id_of, run_place, source_of
+from collector.ingest.rows import PARSER_ERRORS, run_id_of, run_place, source_of
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
 from collector.ingest.trees import LogEntry, Skipped, benchmark_name, find_logs
@@ -77,10 +79,18 @@ def check(
 def check_log(entry: LogEntry) -> Verdict:
     """The verdict on one log."""
     try:
-        data = entry.path.read_bytes()
-    except OSError as exc:
-        return Verdict("", entry.rel_path, "collector", "fail", f"cannot read: {exc.strerror}")
+        data = read_file(entry.path, "log", None if entry.named else entry.root)
+    except Refused as exc:
+        return Verdict("", entry.rel_path, "collector", "fail", exc.message)
     digest = hashlib.sha256(data).hexdigest()
+    try:
+        return _verdict(entry, data, digest)
+    except PARSER_ERRORS as exc:  # a case no rule foresaw: this log fails, the others go on
+        why = f"cannot be parsed ({type(exc).__name__}: {str(exc)[:120]})"
+        return Verdict(digest[:16], entry.rel_path, "collector", "fail", why)
+
+
+def _verdict(entry: LogEntry, data: bytes, digest: str) -> Verdict:
     run_id = digest[:16]
     events = scan(data)
     if events.fmt is None:
@@ -97,8 +107,12 @@ def check_log(entry: LogEntry) -> Verdict:
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
         failure = _own_rules(events, rules()["throughput"])
         name = "collector throughput"
+    elif ruleset is not None and len(data) > CHECKER_MAX_BYTES:
+        failure = _own_rules(events, rules())
+        limit = CHECKER_MAX_BYTES >> 20
+        name = f"collector {events.fmt.name} (over {limit} MiB: not mlperf-logging's)"
     elif ruleset is not None:
-        report = mlperf_check(entry.path, ruleset)
+        report = mlperf_check(entry.path, ruleset, data)
         failure = report.failures[0].strip().splitlines()[0] if report.failures else None
         name = f"mlperf-logging training {ruleset}"
         if summary.local is not None:
@@ -129,6 +143,9 @@ def _ruleset_benchmarks(ruleset: str) -> frozenset[str]:
 
 
 LOCAL_RULES = Path(__file__).resolve().parent / "local_common.yaml"
+# mlperf-logging's checker holds every line of a log as objects, about ten times the log's
+# size: a larger log gets collector's own rules, which read it in about twice its size
+CHECKER_MAX_BYTES = 32 << 20
 
 
 @dataclass
@@ -145,8 +162,9 @@ class ComplianceReport:
         return not self.failures
 
 
-def mlperf_check(path: Path, ruleset: str) -> ComplianceReport:
-    """Run mlperf-logging's training rules of `ruleset` on one log, quietly.
+def mlperf_check(path: Path, ruleset: str, data: bytes | None = None) -> ComplianceReport:
+    """Run mlperf-logging's training rules of `ruleset` on one log (its bytes `data`, read
+    already, else the file at `path`), quietly.
 
     The checker loads a follow-up rule file chosen by the log's division; for collector's
     `local` division that file is `collector/ingest/local_common.yaml` (see its header), which
@@ -164,7 +182,14 @@ def mlperf_check(path: Path, ruleset: str) -> ComplianceReport:
     sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            loglines, errors = mlp_parser.parse_file(os.fspath(path), ruleset=ruleset)
+            if data is None:
+                loglines, errors = mlp_parser.parse_file(os.fspath(path), ruleset=ruleset)
+            else:  # as parse_file reads a file, from the bytes checked and read once
+                parser = importlib.import_module(
+                    f"{mlp_parser.__name__}.ruleset_{ruleset.replace('.', '')}"
+                )
+                lines = io.StringIO(data.decode("latin-1"), newline=None)
+                loglines, errors = parser.parse_generator(lines)
             report.failures += [f"parse error: {err} in {line!r}" for line, err in errors]
             if not loglines:
                 report.failures.append("no log lines")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -51,12 +52,22 @@ def map_batches(
         return [fn(batch, *shared) for batch in batches]
     workers = min(processes, len(batches))
     parent = os.getpid()
-    with ProcessPoolExecutor(workers, initializer=_init, initargs=(fn, shared, parent)) as pool:
-        return list(pool.map(_call, batches))
+    pool = ProcessPoolExecutor(workers, initializer=_init, initargs=(fn, shared, parent))
+    try:
+        results = list(pool.map(_call, batches))
+    except BaseException:  # Ctrl-C, SIGTERM, a worker's error: the workers end now, not later
+        for worker in list(pool._processes.values()):  # no public way to end them at once
+            worker.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return results
 
 
 def _init(fn: Callable[..., Any], shared: tuple[Any, ...], parent: int) -> None:
     die_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent alone answers it, ending the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _SHARED["fn"], _SHARED["shared"] = fn, shared
 
 
@@ -74,7 +85,6 @@ def die_with_parent(parent: int) -> None:
     if not sys.platform.startswith("linux"):
         return
     import ctypes
-    import signal
 
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_pdeathsig = 1

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collector import store as stores
+from collector.errors import InputError
 from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
 from collector.ingest.published import is_published_folder, load_published
 from collector.ingest.rows import IssueRow, Parsed, read_and_parse
@@ -87,8 +88,17 @@ def ingest(
     """
     store_path = stores.resolve(store, writing=True)
     paths = [Path(p) for p in paths]
-    folders = [p for p in paths if is_published_folder(p)]
-    published = pa.concat_tables([load_published(f) for f in folders]) if folders else None
+    folders, studies, unread = [], [], []
+    for path in paths:
+        try:
+            if is_published_folder(path):
+                folders.append(path)
+                studies.append(load_published(path))
+        except InputError as exc:  # one bad study file: an issue, the rest goes on
+            folders.append(path)
+            why = str(exc).removeprefix(f"{path}: ")
+            unread.append(IssueRow(str(path), None, "error", "bad-published", why))
+    published = pa.concat_tables(studies) if studies else None
     skipped: list[Skipped] = []
     entries = find_logs([p for p in paths if p not in folders], skipped, round_)
     # logs stored already are not parsed; what another writer adds meanwhile is caught below
@@ -98,6 +108,7 @@ def ingest(
         snap = stores.read(store_path)
         report = IngestReport(store=store_path, files=len(entries))
         new, found = _new_rows(report, snap, entries, batches, skipped)
+        found += unread
         _sort_issues(report, snap, found, on_issue)
         new["ingest_issues"] = load("ingest_issues").table_from_rows(
             [vars(i) for i in report.issues]

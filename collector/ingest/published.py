@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import os
 import re
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pyarrow as pa
 import yaml
 
 from collector.errors import InputError
+from collector.ingest.files import Refused, read_file
 from collector.store.schemas import load
 
 # the CSV columns: those of the `published` table that ingest does not derive
@@ -22,18 +25,18 @@ def is_published_folder(path: Path) -> bool:
     """True for a folder holding at least one CSV with the published-results header."""
     if not path.is_dir():
         return False
-    return any(_header(csv_path) == HEADER for csv_path in sorted(path.glob("*.csv")))
+    return any(_header(_text(csv_path)) == HEADER for csv_path in sorted(path.glob("*.csv")))
 
 
 def load_published(folder: str | Path) -> pa.Table:
     """Read every published-results CSV in `folder` into a validated `published` table."""
     rows = []
     for path in sorted(Path(folder).glob("*.csv")):
-        if _header(path) != HEADER:
+        text = _text(path)
+        if _header(text) != HEADER:
             continue
-        with path.open(newline="", encoding="utf-8") as handle:
-            for line, raw in enumerate(csv.DictReader(handle), start=2):
-                rows.append(_row(raw, path.name, line))
+        for line, raw in enumerate(csv.DictReader(io.StringIO(text, newline="")), start=2):
+            rows.append(_row(raw, path.name, line))
     ids = [r["row_id"] for r in rows]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -48,8 +51,8 @@ def load_studies(folder: str | Path) -> dict[str, dict[str, str]]:
     if not path.exists():
         return {}
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        doc = yaml.safe_load(_text(path))
+    except yaml.YAMLError as exc:
         raise InputError(f"{path}: not readable YAML: {str(exc).splitlines()[0]}") from exc
     if not isinstance(doc, dict) or doc.get("schema_version") != 1:
         raise InputError(f"{path}: schema_version 1 expected")
@@ -74,9 +77,18 @@ def qualifiers(notes: str | None) -> str | None:
     return ",".join(tags) or None
 
 
-def _header(path: Path) -> tuple[str, ...]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return tuple(next(csv.reader(handle), ()))
+def _text(path: Path) -> str:
+    """A file of a published folder as text: a regular UTF-8 file in that folder."""
+    try:
+        return read_file(path, "published", os.path.realpath(path.parent)).decode("utf-8")
+    except Refused as exc:
+        raise InputError(f"{path}: {exc.message}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {exc.start})") from exc
+
+
+def _header(text: str) -> tuple[str, ...]:
+    return tuple(next(csv.reader(io.StringIO(text, newline="")), ()))
 
 
 def _row(raw: dict[str, str], file: str, line: int) -> dict[str, object]:

@@ -2,29 +2,36 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
+
+from collector.ingest.files import Refused, read_file
+from collector.ingest.values import BadValue, finite, load_json
 
 SCALING_FILE = "scaling.json"
 
 
 @lru_cache(maxsize=4096)
-def scaling_factor(folder: Path) -> tuple[float | None, str | None]:
-    """(factor, problem) of the `scaling.json` in a benchmark folder of results: (None, None)
-    where there is none, (None, one-line reason) where it cannot be read. MLCommons' result
-    summarizer multiplies the olympic average of the folder's runs by this factor."""
-    path = folder / SCALING_FILE
+def scaling_factor(folder: Path, root: str | None = None) -> tuple[float | None, str | None]:
+    """(factor, problem) of the `scaling.json` in a benchmark folder of results (a regular
+    file inside the folder `root`): (None, None) where there is none, (None, one-line reason)
+    where it cannot be read or holds no finite positive factor. MLCommons' result summarizer
+    multiplies the olympic average of the folder's runs by this factor."""
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, f"cannot read {SCALING_FILE}: {exc.strerror}"
+        text = read_file(folder / SCALING_FILE, "scaling", root).decode("utf-8")
+    except Refused as exc:
+        return None, None if exc.code == "missing" else f"{SCALING_FILE}: {exc.message}"
+    except UnicodeDecodeError:
+        return None, f"{SCALING_FILE}: bytes that are not UTF-8"
     try:
-        factor = json.loads(text)["scaling_factor"]
-    except (ValueError, KeyError, TypeError):
+        doc = load_json(text)
+        factor = doc["scaling_factor"]
+    except BadValue as exc:
+        return None, f"{SCALING_FILE}: {exc}"
+    except (KeyError, TypeError):
         return None, f"{SCALING_FILE} holds no scaling_factor"
-    if isinstance(factor, bool) or not isinstance(factor, int | float) or not factor > 0:
-        return None, f"{SCALING_FILE}: scaling_factor {factor!r} is not a positive number"
-    return float(factor), None
+    number = finite(factor)
+    if number is None or not number > 0:
+        shown = repr(factor) if len(repr(factor)) < 40 else f"{repr(factor)[:40]}..."
+        return None, f"{SCALING_FILE}: scaling_factor {shown} is not a finite positive number"
+    return number, None

@@ -11,12 +11,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
+from collector.ingest.files import Refused, read_file
 from collector.ingest.init_time import init_seconds
 from collector.ingest.rcp import scaling_factor
 from collector.ingest.rounds import agrees, signature, target
 from collector.ingest.scan import Events, Issue, scan
 from collector.ingest.summary import RunSummary, summarize, with_target
 from collector.ingest.systems import (
+    MAX_COUNT,
     canonical,
     classify_interconnect,
     read_description,
@@ -24,7 +28,20 @@ from collector.ingest.systems import (
     system_row,
 )
 from collector.ingest.telemetry import read_telemetry
-from collector.ingest.trees import LogEntry, benchmark_name
+from collector.ingest.trees import LogEntry, benchmark_name, printable
+
+# what parsing a file can raise where no rule foresaw its content; caught per file
+PARSER_ERRORS = (
+    ArithmeticError,  # OverflowError, ZeroDivisionError
+    AttributeError,
+    IndexError,
+    KeyError,
+    MemoryError,
+    RecursionError,
+    TypeError,
+    ValueError,  # UnicodeError, json's errors
+    pa.ArrowException,
+)
 
 
 @dataclass(frozen=True)
@@ -62,16 +79,20 @@ def read_and_parse(
     entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
 ) -> Parsed:
     """Read one log; skip it if its sha256 is stored at its path already (`known`), else
-    parse it."""
+    parse it. Whatever the file holds, its problems are issues naming it: one bad file never
+    stops the others."""
     try:
-        data = entry.path.read_bytes()
-    except OSError as exc:
-        why = f"cannot read: {exc.strerror}"
-        return Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unreadable", why)])
+        data = read_file(entry.path, "log", None if entry.named else entry.root)
+    except Refused as exc:
+        return Parsed(issues=[IssueRow(entry.rel_path, None, "error", exc.code, exc.message)])
     digest = hashlib.sha256(data).hexdigest()
     if digest in known:
         return Parsed(digest=digest, size=len(data), unchanged=True)
-    parsed = parse_log(entry, data, digest, source)
+    try:
+        parsed = parse_log(entry, data, digest, source)
+    except PARSER_ERRORS as exc:  # a case no rule foresaw: the file is one issue
+        why = f"cannot be parsed ({type(exc).__name__}: {str(exc)[:120]})"
+        parsed = Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unparsable", why, digest)])
     parsed.digest, parsed.size = digest, len(data)
     return parsed
 
@@ -90,7 +111,9 @@ def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
 def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
     """The submitter and system of a run: its folders', else what its log says."""
     submitter = entry.submitter or s.submission.get("org") or "unknown"
-    return submitter, entry.system or s.submission.get("platform") or entry.path.parent.name
+    return submitter, entry.system or s.submission.get("platform") or printable(
+        entry.path.parent.name
+    )
 
 
 def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
@@ -120,7 +143,7 @@ def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = No
     ]
     telemetry = _telemetry(entry, run_id, issues)
     run["init_s"] = init_seconds(events)
-    run["rcp_scaling_factor"], problem = scaling_factor(entry.path.parent)
+    run["rcp_scaling_factor"], problem = scaling_factor(entry.path.parent, entry.root)
     if problem:
         rel = _sibling(entry.rel_path, "scaling.json")
         issues.append(IssueRow(rel, None, "warning", "bad-scaling", problem, digest))
@@ -134,12 +157,11 @@ def _telemetry(entry: LogEntry, run_id: str, issues: list[IssueRow]) -> list[dic
     if path is None:
         return []
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        rel = _sibling(entry.rel_path, path.name)
-        issues.append(IssueRow(rel, None, "warning", "unreadable", f"cannot read: {exc.strerror}"))
+        data = read_file(path, "telemetry", entry.root)
+    except Refused as exc:
+        if exc.code != "missing":
+            rel = _sibling(entry.rel_path, path.name)
+            issues.append(IssueRow(rel, None, "warning", exc.code, exc.message))
         return []
     rows, problems = read_telemetry(data, run_id)
     rel, sha = _sibling(entry.rel_path, path.name), hashlib.sha256(data).hexdigest()
@@ -166,7 +188,7 @@ def _run_row(
     source: str | None,
     issues: list[IssueRow],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    local = s.local or {}
+    local = _checked_local(s.local, entry.rel_path, digest, issues)
     sub = s.submission
     kind = source or source_of(entry, events, s)
     benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
@@ -179,7 +201,9 @@ def _run_row(
         s = with_target(s, stated)
     submitter, system = run_place(entry, s)
     system_id = f"{round_}/{submitter}/{system}"
-    desc_json, desc_sha, desc_issues, described = _describe(entry.description, entry.system_folder)
+    desc_json, desc_sha, desc_issues, described = _describe(
+        entry.description, entry.system_folder, entry.root
+    )
     system_row_ = {
         "system_id": system_id,
         "source": kind,
@@ -238,6 +262,35 @@ def _run_row(
     return run, system_row_
 
 
+_LOCAL_TEXT = ("accelerator", "framework", "precision", "interconnect", "scale", "suite")
+_LOCAL_COUNTS = {"accelerators": 0, "nodes": 1}  # the least each may be (CPU runs: 0)
+
+
+def _checked_local(
+    local: dict[str, Any] | None, rel: str, digest: str, issues: list[IssueRow]
+) -> dict[str, Any]:
+    """The `collector_run` fields a run row reads, each of its column's kind: text, or a whole
+    number up to MAX_COUNT. Any other value is left out, with an issue (never read as 0 or 1)."""
+    out = dict(local or {})
+    for key in (*_LOCAL_TEXT, *_LOCAL_COUNTS):
+        value = out.get(key)
+        if key in _LOCAL_TEXT:
+            bad = value is not None and not isinstance(value, str)
+        else:
+            bad = value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not _LOCAL_COUNTS[key] <= value <= MAX_COUNT
+            )
+        if bad:
+            kind = "text" if key in _LOCAL_TEXT else "a count"
+            shown = repr(value)[:40]
+            why = f"collector_run {key} {shown} is not {kind}; left empty"
+            issues.append(IssueRow(rel, None, "warning", "bad-value", why, digest))
+            out[key] = None
+    return out
+
+
 def _round(
     entry: LogEntry, events: Events, s: RunSummary, benchmark: str
 ) -> tuple[str, str, Issue | None]:
@@ -278,30 +331,30 @@ def _division(text: str | None) -> str | None:
 
 
 def _describe(
-    path: Path | None, folder: str | None
+    path: Path | None, folder: str | None, root: str | None
 ) -> tuple[str | None, str | None, list[Issue], dict[str, Any]]:
     """A system description (as JSON text) read once, however many logs share it, its
     accelerators mapped onto the canonical table (the system's folder name helps)."""
     if path is None:
-        return _described((None, 0, 0), folder)
+        return _described((None, 0, 0), folder, root)
     try:
         stamp = path.stat()
         key = (str(path), stamp.st_mtime_ns, stamp.st_size)
     except OSError:
         key = (str(path), 0, 0)
-    return _described(key, folder)
+    return _described(key, folder, root)
 
 
 @lru_cache(maxsize=4096)
 def _described(
-    key: tuple[str | None, int, int], folder: str | None
+    key: tuple[str | None, int, int], folder: str | None, root: str | None
 ) -> tuple[str | None, str | None, list[Issue], dict]:
     if key[0] is None:
         doc, digest, issues = None, None, []
     else:
-        doc, digest, issues = read_description(Path(key[0]))
+        doc, digest, issues = read_description(Path(key[0]), root)
     text = json.dumps(doc, sort_keys=True) if doc is not None else None
-    row, problems = reconcile(system_row(doc), folder)
+    row, problems = reconcile(system_row(doc, issues), folder)
     return text, digest, issues + problems, row
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -224,7 +225,7 @@ def _text_events(
         if benches is not None:
             benches = list(compress(benches, keep))
     if fmt.time_format is not None:  # dates, not numbers
-        times = _parse_dates(ts, fmt.time_format)
+        times = _parse_dates(ts, fmt.time_format, lines, events)
     else:  # Arrow parses as float() does (correctly rounded), in C
         times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy()
     events.time_s = times * fmt.time_unit_s if fmt.time_unit_s != 1.0 else times
@@ -240,13 +241,25 @@ def _text_events(
             events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
 
 
-def _parse_dates(texts: list[bytes], layout: str) -> np.ndarray:
-    """Unix seconds of timestamps written as dates (taken as UTC), each distinct one once."""
-    seen = {
-        text: dt.datetime.strptime(text.decode(), layout).replace(tzinfo=dt.UTC).timestamp()
-        for text in set(texts)
-    }
-    return np.array([seen[text] for text in texts], dtype=np.float64)
+def _parse_dates(texts: list[bytes], layout: str, lines: list[int], events: Events) -> np.ndarray:
+    """Unix seconds of timestamps written as dates (taken as UTC), each distinct one once; NaN,
+    with a warning at its first line, for a date that no calendar has (13/45/19)."""
+    seen = {}
+    for text in set(texts):
+        try:
+            when = dt.datetime.strptime(text.decode(), layout).replace(tzinfo=dt.UTC)
+            seen[text] = when.timestamp()
+        except ValueError:
+            seen[text] = math.nan
+    times = np.array([seen[text] for text in texts], dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(times))
+    if bad.size:
+        first = int(bad[0])
+        shown = texts[first].decode(errors="replace")
+        events.warn(
+            "bad-time", f"{bad.size} events at impossible dates, first {shown!r}", lines[first]
+        )
+    return times
 
 
 # mllog writes its fields in this order; such lines are split without a JSON round trip,
@@ -290,7 +303,7 @@ def _json_events(
                 # Alibaba's v0.7 logs give seconds (time_s) where mllog gives milliseconds
                 time_s = float(obj["time_ms"]) * unit if "time_ms" in obj else float(obj["time_s"])
                 key = str(obj["key"])
-            except (ValueError, TypeError, KeyError):
+            except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
                 events.warn("bad-line", f"{fmt.marker.decode()} line is not an event object", line)
                 continue
             value = json.dumps(obj.get("value")).encode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from collector.ingest.values import (
     BadValue,
     as_float,
     decode_value,
+    finite,
     impossible_time,
 )
 
@@ -66,7 +68,10 @@ def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
     """The value and metadata of event i, whatever the format."""
     value = decode_value(events.value(i))
     meta_text = events.meta(i)
-    meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
+    try:
+        meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
+    except RecursionError:
+        raise BadValue("metadata nested too deep") from None
     if events.fmt is not None and events.fmt.name == "mlperf-v0.6" and isinstance(value, dict):
         # v0.6 wraps value and metadata in one JSON object
         meta = value.get("metadata") or {}
@@ -108,15 +113,22 @@ def summarize(events: Events) -> RunSummary:
             epochs.append(epoch)
         if key == quality_key:
             quality = as_float(value)
+            when = float(events.time_s[i])
             if quality is None:
-                events.warn("bad-value", f"{key} has no number: {events.value(i)[:60]}", lines[i])
+                text = events.value(i)[:60]
+                events.warn("bad-value", f"{key} has no finite number: {text}", lines[i])
+            elif not math.isfinite(when):
+                events.warn("bad-value", f"{key} logged at time {when}", lines[i])
             else:
-                out.evals.append(Eval(float(events.time_s[i]), epoch, quality, lines[i]))
+                out.evals.append(Eval(when, epoch, quality, lines[i]))
         elif key in target_keys:
             out.quality_target = as_float(value)
+            if out.quality_target is None and value is not None:
+                text = events.value(i)[:60]
+                events.warn("bad-value", f"{key} has no finite number: {text}", lines[i])
         elif key == r["throughput_key"] and isinstance(value, dict):
             tput = as_float(value.get("throughput"))
-            if tput is not None:
+            if tput is not None and tput > 0:
                 throughputs.append(tput)
         elif key == r["local_run_key"] and isinstance(value, dict):
             out.local = value
@@ -138,11 +150,9 @@ def _epoch(value: Any, meta: dict[str, Any]) -> float | None:
         meta.get("first_epoch_num"),
         value.get("epoch") if isinstance(value, dict) else None,
     ):
-        if isinstance(candidate, int | float) and not isinstance(candidate, bool):
-            return float(candidate)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)  # v0.5 train_epoch: <n>
-    return None
+        if finite(candidate) is not None:
+            return finite(candidate)
+    return finite(value)  # v0.5 train_epoch: <n>
 
 
 def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]) -> None:

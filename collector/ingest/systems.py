@@ -13,25 +13,28 @@ from pathlib import Path
 from typing import Any
 
 from collector.ingest import data
+from collector.ingest.files import Refused, read_file
 from collector.ingest.scan import Issue
+from collector.ingest.values import BadValue, finite, json_depth, load_json
 
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
-
-def read_description(path: Path) -> tuple[dict[str, Any] | None, str | None, list[Issue]]:
-    """The parsed JSON of a description, its sha256, and any problem reading it."""
+def read_description(
+    path: Path, root: str | None = None
+) -> tuple[dict[str, Any] | None, str | None, list[Issue]]:
+    """The parsed JSON of a description (a regular file inside the folder `root`), its
+    sha256, and any problem reading it."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, None, [Issue("error", "unreadable", f"cannot read: {exc.strerror}")]
+        data = read_file(path, "description", root)
+    except Refused as exc:
+        return None, None, [Issue("error", exc.code, exc.message)]
     digest = hashlib.sha256(data).hexdigest()
     text = data.decode("utf-8", errors="replace")
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
+        doc = load_json(text)
+    except BadValue as exc:
         doc = _logged_description(text)
         if doc is None:
-            return None, digest, [Issue("error", "bad-description", f"not JSON: {exc}")]
+            return None, digest, [Issue("error", "bad-description", str(exc))]
     if not isinstance(doc, dict):
         return None, digest, [Issue("error", "bad-description", "not a JSON object")]
     return doc, digest, []
@@ -53,14 +56,17 @@ def _logged_description(text: str) -> dict[str, Any] | None:
         entry = ast.literal_eval(values["entry"])
         nodes = entry.get("nodes")
         entry["nodes"] = [ast.literal_eval(nodes) if isinstance(nodes, str) else nodes]
-    except (KeyError, ValueError, SyntaxError, AttributeError):
+        json_depth(entry)
+    except (KeyError, ValueError, SyntaxError, AttributeError, RecursionError, MemoryError):
         return None
     return {**entry, "division": values.get("division"), "status": values.get("status")}
 
 
-def system_row(doc: dict[str, Any] | None) -> dict[str, Any]:
+def system_row(doc: dict[str, Any] | None, issues: list[Issue] | None = None) -> dict[str, Any]:
     """The systems-table columns a description provides (v0.5 or v0.6+ field names, by
-    descriptions.yml)."""
+    descriptions.yml). A field whose value is not what its column holds (a count that is not
+    a whole number, a memory size that is not positive) is left empty, with an issue added to
+    `issues`."""
     if not doc:
         return {}
     flat = {_norm(k): v for k, v in doc.items()}
@@ -68,20 +74,25 @@ def system_row(doc: dict[str, Any] | None) -> dict[str, Any]:
     layout = "v0.5" if isinstance(nodes, list) else "v0.6+"
     node = nodes[0] if layout == "v0.5" and nodes and isinstance(nodes[0], dict) else {}
     fields = {**flat, **{f"node.{_norm(k)}": v for k, v in node.items()}}
-    row = {
-        column: _READ[kind](fields.get(field))
-        for column, (field, kind) in data("descriptions.yml")[layout].items()
-    }
+    row = {}
+    for column, (field, kind) in data("descriptions.yml")[layout].items():
+        try:
+            row[column] = _READ[kind](fields.get(field))
+        except BadValue as exc:
+            row[column] = None
+            if issues is not None:
+                issues.append(Issue("warning", "bad-value", f"{field}: {exc}; left empty"))
     per_node, stated = row["accelerators_per_node"], row.get("accelerator_interconnect")
     network = row["node_interconnect"] if layout == "v0.5" else None
     interconnect, inferred = classify_interconnect(
         stated, row["accelerator"], row["hardware"], network
     )
+    # a count not stated (or not a count) is unknown, not zero: only 0 makes a CPU-only system
     row.update(
-        accelerator=row["accelerator"] if per_node else None,
+        accelerator=row["accelerator"] if per_node != 0 else None,
         accelerators=per_node * row["nodes"] if per_node is not None and row["nodes"] else per_node,
-        interconnect=interconnect if per_node else "none",
-        interconnect_inferred=inferred if per_node else False,
+        interconnect=interconnect if per_node != 0 else "none",
+        interconnect_inferred=inferred if per_node != 0 else False,
     )
     return row
 
@@ -116,29 +127,50 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
+_NOT_STATED = frozenset(["", "-", "n/a", "na", "none", "null", "tbd", "todo", "unknown"])
+_COUNT = re.compile(r"\+?([0-9]+)(?:\.0*)?")
+MAX_COUNT = 1_000_000  # more of anything in one system is a typo or a forgery
+_MEMORY = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*(tib|tb|t|gib|gb|g|mib|mb|m)?", re.IGNORECASE)
+_TO_GIB = {"t": 1024.0, "g": 1.0, "m": 1 / 1024}  # by the unit's first letter; bare is GB
+
+
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
+    """A count: a whole number from 0 to MAX_COUNT, as a number or as text holding only it;
+    None where the description does not state it; BadValue for anything else."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in _NOT_STATED):
         return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    match = _NUMBER.search(str(value)) if value is not None else None
-    return int(float(match.group(0))) if match and float(match.group(0)) >= 0 else None
+    number: float | None = None
+    if isinstance(value, str):
+        match = _COUNT.fullmatch(value.strip())
+        number = int(match.group(1)) if match and len(match.group(1)) < 10 else None
+    elif not isinstance(value, bool):
+        number = finite(value)
+    if number is None or number != int(number) or not 0 <= number <= MAX_COUNT:
+        raise BadValue(f"{_shown(value)} is not a count")
+    return int(number)
 
 
 def _gib(value: Any) -> float | None:
-    """A memory size in GiB: bare numbers are GB as published; TB/MB suffixes convert."""
-    if value is None or isinstance(value, bool):
+    """A memory size in GiB, more than zero: bare numbers are GB as published; TB and MB
+    convert; None where not stated; BadValue for anything else (`2x 24 GB`, `-32 GB`)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in _NOT_STATED):
         return None
-    text = str(value).upper()
-    match = _NUMBER.search(text)
-    if not match:
-        return None
-    number = float(match.group(0))
-    if "TB" in text or "TIB" in text:
-        number *= 1024
-    elif "MB" in text or "MIB" in text:
-        number /= 1024
+    number: float | None = None
+    if isinstance(value, str):
+        match = _MEMORY.fullmatch(value.strip())
+        if match:
+            unit = (match.group(2) or "g")[0].lower()
+            number = finite(float(match.group(1)) * _TO_GIB[unit])
+    elif not isinstance(value, bool):
+        number = finite(value)
+    if number is None or not 0 < number < 1e9:
+        raise BadValue(f"{_shown(value)} is not a memory size")
     return number
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 _READ: dict[str, Callable[[Any], Any]] = {

@@ -21,6 +21,7 @@ from typing import Any
 
 from collector.errors import InputError
 from collector.ingest import data
+from collector.ingest.files import inside
 from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
@@ -45,6 +46,8 @@ class LogEntry:
     description: Path | None = None  # the system description file, if one exists
     telemetry: Path | None = None  # the samples taken during the run, if they were kept
     round_source: str | None = None  # option | repository: what gave `round`, if anything
+    root: str | None = None  # the resolved folder every file read for this log must lie in
+    named: bool = False  # the log itself was named by the caller (read wherever it leads)
 
 
 @dataclass(frozen=True)
@@ -78,10 +81,11 @@ def find_logs(
             continue
         given = Path(os.path.abspath(given))  # lexical: no file-system round trips per log
         base = given.parent
-        files = [str(given)] if kind == "file" else _walk(given, str(base), odd)
+        root = os.path.realpath(given) if kind == "folder" else None
+        files = [str(given)] if kind == "file" else _walk(given, str(base), odd, root)
         for path in files:
             if path not in entries:
-                entries[path] = describe(path, base, seen, round_)
+                entries[path] = describe(path, base, seen, round_, root)
     return sorted((e for e in entries.values() if e is not None), key=lambda e: e.rel_path)
 
 
@@ -108,13 +112,13 @@ def _kind(path: str) -> str:
     return "file" if stat.S_ISREG(mode) else "special-file"
 
 
-def _walk(folder: Path, base: str, odd: list[Skipped]) -> list[str]:
+def _walk(folder: Path, base: str, odd: list[Skipped], root: str) -> list[str]:
     """Result logs, *.log files, and other *.txt files that carry an MLPerf marker."""
     found = []
     files = _files(str(folder), base, odd)
     for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
         name = os.path.basename(path)
-        if name.startswith("result_") or name.endswith(".log") or _maybe_log(path):
+        if name.startswith("result_") or name.endswith(".log") or _maybe_log(path, root):
             found.append(path)
     return found
 
@@ -152,18 +156,23 @@ def _is(test: Callable[[], bool]) -> bool:
         return False
 
 
-def _maybe_log(path: str) -> bool:
+def _maybe_log(path: str, root: str) -> bool:
     """Whether a *.txt file of another name may be a log: in a result repository only
     result_*.txt files are (its other files need not be read), elsewhere any with a marker."""
-    return _repository_root(path.split(os.sep)) is None and _has_marker(path)
+    return _repository_root(path.split(os.sep)) is None and _has_marker(path, root)
 
 
-def _has_marker(path: str) -> bool:
+def _has_marker(path: str, root: str) -> bool:
+    if not inside(path, root):
+        return True  # let ingest report the link leading out
     try:
-        with open(path, "rb") as handle:
-            return b":::ML" in handle.read(1 << 16)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
         return True  # let ingest report the read error
+    with open(fd, "rb", buffering=0) as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True  # replaced since the walk: ingest reports it
+        return b":::ML" in handle.read(1 << 16)
 
 
 class _Folders:
@@ -176,37 +185,53 @@ class _Folders:
 
 
 def describe(
-    path: str | Path, base: Path, seen: _Folders | None = None, round_: str | None = None
+    path: str | Path,
+    base: Path,
+    seen: _Folders | None = None,
+    round_: str | None = None,
+    root: str | None = None,
 ) -> LogEntry | None:
     """What the location of one log says: layout, round, submitter, system, benchmark, run.
 
     None when the file lies in an MLPerf tree but outside its results layout (code, raw
     logs, helpers): such a file is not an official run. `round_` is the round the caller
     states; without it, the repository's folder name (`training_results_vX.Y`) gives it.
+    `root` is the resolved folder given to ingest, which every file read must lie in; a log
+    named alone has none: its description, scaling.json and telemetry must lie in the folder
+    of its results layout (or its own folder).
     """
     seen = seen or _Folders()
     resolved = os.path.abspath(path)  # string operations: this runs once per log
-    rel = _relative(resolved, str(base)) or os.path.basename(path)
+    rel = printable(_relative(resolved, str(base)) or os.path.basename(path))
     name = os.path.basename(resolved)
     match = _RUN_INDEX.search(os.path.splitext(name)[0])  # the run index ends the stem
     run = int(match.group(1)) if match else 0
     beside = telemetry_path(Path(resolved))
     telemetry = beside if beside.name in seen.names(os.path.dirname(resolved)) else None
     parts = resolved.split(os.sep)
-    root = _repository_root(parts)
-    named_round = round_ or (_round_named(parts[root]) if root is not None else None)
+    repository = _repository_root(parts)
+    named_round = round_ or (_round_named(parts[repository]) if repository is not None else None)
     how = "option" if round_ else "repository" if named_round else None
-    start = root if root is not None else len(str(base).rstrip(os.sep).split(os.sep))
+    start = repository if repository is not None else len(str(base).rstrip(os.sep).split(os.sep))
     place = _results_place(parts, start)
+    confined = root or os.path.realpath(os.path.dirname(resolved))
     entry = LogEntry(
-        Path(resolved), rel, "plain", named_round, run=run, telemetry=telemetry, round_source=how
+        Path(resolved),
+        rel,
+        "plain",
+        named_round,
+        run=run,
+        telemetry=telemetry,
+        round_source=how,
+        root=confined,
+        named=root is None,
     )
     if place is None:
-        if root is not None or _in_tree(parts[start:-1]):
+        if repository is not None or _in_tree(parts[start:-1]):
             return None  # in a result tree, outside its results layout: not a run
         return entry
     r, system, bench = place
-    top = root + 1 if root is not None else _top_below(parts, str(base), r)
+    top = repository + 1 if repository is not None else _top_below(parts, str(base), r)
     org = parts[top] if top < r else parts[r - 1]
     submission = parts[top + 1 : r]
     org_dir = os.sep.join(parts[: top + 1]) if top < r else os.sep.join(parts[:r])
@@ -228,11 +253,12 @@ def describe(
     return replace(
         entry,
         layout="v0.5" if submission else "v0.6+",
-        submitter=org,
-        system=named,
-        system_folder=folder,
-        benchmark=benchmark_name(bench) if bench else None,
+        submitter=printable(org),
+        system=printable(named),
+        system_folder=printable(folder),
+        benchmark=printable(benchmark_name(bench)) if bench else None,
         description=description,
+        root=root or os.path.realpath(container),
     )
 
 
@@ -297,6 +323,15 @@ def _names_in(folder: str) -> frozenset[str]:
         return frozenset(os.listdir(folder))
     except OSError:
         return frozenset()
+
+
+def printable(name: str) -> str:
+    """A name from the file system as text to store and print: bytes that are not UTF-8 as
+    \\xNN, control characters (a newline, an escape) escaped likewise."""
+    if name.isprintable():
+        return name
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def _relative(path: str, base: str) -> str | None:

@@ -16,6 +16,7 @@ _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 EARLIEST_UNIX_S = 1_420_070_400.0  # 2015-01-01 UTC: no MLPerf run's wall clock is earlier
 AHEAD_S = 86_400.0  # a log may be stamped up to a day after it is read (clocks, time zones)
 LONGEST_RUN_S = 366 * 86_400.0  # no training run of any round took a year
+MAX_JSON_DEPTH = 32  # system descriptions nest 3 deep, logged values 2
 
 
 class BadValue(ValueError):
@@ -36,21 +37,23 @@ def decode_value(text: str) -> Any:
     try:  # as json.loads(text): text has no surrounding whitespace left
         found, end = _SCAN_JSON(text, 0)
         if end == len(text):
-            return found
+            return _bounded(found, text)
     except (ValueError, StopIteration):
         pass
+    except RecursionError:
+        raise BadValue(f"value nested deeper than {MAX_JSON_DEPTH} levels") from None
     if text in _PY_LITERALS:
         return json.loads(_PY_LITERALS[text])
     try:
         with warnings.catch_warnings():  # odd escapes in logged strings are not our problem
             warnings.simplefilter("ignore")
-            return ast.literal_eval(text)
+            return _bounded(ast.literal_eval(text), text)
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         pass
     if text[0] in "[{\"'(":
         found = _mixed(text)
         if found is not None:
-            return found
+            return _bounded(found, text)
         raise BadValue(f"cannot decode value {text[:60]!r}")
     return text  # a bare word such as `sgd` or `categorical_cross_entropy`
 
@@ -72,24 +75,68 @@ def _mixed(text: str) -> Any:
     return found if isinstance(found, dict | list) else None
 
 
+def _bounded(found: Any, text: str) -> Any:
+    """A decoded value, unless it nests deeper than MAX_JSON_DEPTH (BadValue)."""
+    if isinstance(found, dict | list | tuple) and json_depth(found) > MAX_JSON_DEPTH:
+        raise BadValue(f"value nested deeper than {MAX_JSON_DEPTH} levels: {text[:40]!r}")
+    return found
+
+
+def json_depth(value: Any) -> int:
+    """How deep lists and objects nest in a decoded value (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list | tuple):
+            deepest = max(deepest, depth + 1)
+            if depth + 1 <= MAX_JSON_DEPTH:  # deeper is refused anyway: no need to walk on
+                stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def load_json(text: str | bytes) -> Any:
+    """JSON of a file (a system description, scaling.json) with bounded nesting; BadValue
+    saying why where it is not such JSON."""
+    try:
+        found = json.loads(text)
+    except RecursionError:
+        raise BadValue(f"not JSON: nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as exc:
+        raise BadValue(f"not JSON: {exc}") from None
+    if json_depth(found) > MAX_JSON_DEPTH:
+        raise BadValue(f"not JSON of a description: nested deeper than {MAX_JSON_DEPTH} levels")
+    return found
+
+
+def finite(value: Any) -> float | None:
+    """A number as a finite float; None for anything else: text, booleans, NaN, infinities,
+    integers too large for a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def as_float(value: Any) -> float | None:
-    """The number inside a logged quality value: a bare number or {"value": n}."""
+    """The finite number inside a logged quality value: a bare number or {"value": n}; None
+    where there is none (NaN and infinities are none)."""
     if isinstance(value, dict):
         if "value" in value:
             return as_float(value["value"])
         for item in value.values():  # multi-metric (e.g. {"BBOX": .., "SEGM": ..}): first one
             return as_float(item)
         return None
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
     if isinstance(value, str):
         try:
-            return float(value)
+            return finite(float(value))
         except ValueError:
             return None
-    return None
+    return finite(value)
 
 
 def impossible_time(seconds: float, now_unix_s: float) -> str | None:

@@ -99,4 +99,4 @@ def test_read_and_parse_reports_an_unreadable_file(tmp_path):
         tmp_path / "gone.txt", "gone.txt", "plain", None, None, None, None, None, 0, None
     )
     parsed = read_and_parse(entry)
-    assert [(i.code, i.path) for i in parsed.issues] == [("unreadable", "gone.txt")]
+    assert [(i.code, i.path) for i in parsed.issues] == [("missing", "gone.txt")]

@@ -75,7 +75,7 @@ def test_unreadable_and_bad_descriptions_are_issues(tmp_path):
     doc, digest, issues = read_description(bad)
     assert doc is None and digest and issues[0].code == "bad-description"
     doc, digest, issues = read_description(tmp_path / "missing.json")
-    assert issues[0].code == "unreadable"
+    assert issues[0].code == "missing"
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"system_name": "x"}))
     assert read_description(good)[0] == {"system_name": "x"}
