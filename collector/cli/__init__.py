@@ -19,14 +19,18 @@ def main() -> None:
 
     Usage errors (unknown option, missing argument) are reported by typer itself, exit 2.
     """
-    signal.signal(signal.SIGTERM, _terminate)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupt)
     try:
         app()
+    except SystemExit:
+        if _RECEIVED:  # typer turns KeyboardInterrupt into a silent exit 130
+            _interrupted()
+        raise
+    except KeyboardInterrupt:
+        _interrupted()
     except CollectorError as exc:
         _fail(str(exc), 1)
-    except KeyboardInterrupt as exc:
-        term = _TERM in exc.args
-        _fail(f"interrupted ({_TERM if term else 'SIGINT'})", 143 if term else 130)
     except OSError as exc:  # what the file system refused, where no layer above said more
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}", 1)
@@ -38,11 +42,19 @@ def main() -> None:
         _fail(f"unexpected {type(exc).__name__}: {exc} (COLLECTOR_TRACEBACK=1 shows where)", 1)
 
 
-_TERM = "SIGTERM"
+_RECEIVED: list[str] = []  # the signals that interrupted the command
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(_TERM)
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM alike raise KeyboardInterrupt, which every layer lets pass after
+    its cleanup (worker processes ended, staging folders left for the next writer)."""
+    _RECEIVED.append(signal.Signals(signum).name)
+    raise KeyboardInterrupt(_RECEIVED[-1])
+
+
+def _interrupted() -> None:
+    name = _RECEIVED[0] if _RECEIVED else "SIGINT"
+    _fail(f"interrupted ({name})", 143 if name == "SIGTERM" else 130)
 
 
 def _fail(message: str, status: int) -> None:

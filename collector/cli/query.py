@@ -8,16 +8,15 @@ carry every column.
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from collector.cli.app import app
+from collector.cli.app import app, one_line
 from collector.errors import InputError
+from collector.store.outputs import refuse_store, write_file
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -48,7 +47,8 @@ def query_command(
     ] = False,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
-    import pyarrow.parquet as pq  # the query engine loads only when a query runs
+    import pyarrow as pa  # the query engine loads only when a query runs
+    import pyarrow.parquet as pq
 
     from collector.queries import query
 
@@ -56,18 +56,22 @@ def query_command(
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if (name is None) == (sql is None):
         raise InputError(f"give a table name or --sql; tables: {', '.join(query.names())}")
+    if fmt == "parquet" and output is None:
+        raise InputError("--format parquet needs --output FILE")
+    if output is not None:  # before the query runs: a wrong place is said at once
+        refuse_store(output, "collector query")
     table = query.sql(sql, store) if sql is not None else query.run(name or "", store)
     if fmt == "parquet":
-        if output is None:
-            raise InputError("--format parquet needs --output FILE")
-        pq.write_table(table, output)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        write_file(output, sink.getvalue().to_pybytes())
         return
     shown = None
     if fmt == "table" and name is not None and not all_columns:
         shown = query.contracts()[name].display or None
     text = render(table, fmt, shown)
     if output is not None:
-        output.write_text(text)
+        write_file(output, text.encode())
     else:
         sys.stdout.write(text)
 
@@ -79,20 +83,17 @@ def render(table: pa.Table, fmt: str, shown: tuple[str, ...] | None = None) -> s
         from collector.queries.query import to_json_rows
 
         return to_json_rows(table) + "\n"
-    exact = fmt == "csv"
+    if fmt == "csv":
+        from collector.queries.export import csv_text
+
+        return csv_text(table)
     hidden = 0
     if shown is not None:
         hidden = table.num_columns - len(shown)
         table = table.select(list(shown))
-    rows = [[_cell(v, exact) for v in row.values()] for row in table.to_pylist()]
+    rows = [[_cell(v) for v in row.values()] for row in table.to_pylist()]
     if shown is not None:  # each cell cut to CELL_CHARS, its ellipsis included
         rows = [[c if len(c) <= CELL_CHARS else c[: CELL_CHARS - 1] + "…" for c in r] for r in rows]
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(table.column_names)
-        writer.writerows(rows)
-        return buffer.getvalue()
     header = table.column_names
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     lines = [
@@ -105,10 +106,10 @@ def render(table: pa.Table, fmt: str, shown: tuple[str, ...] | None = None) -> s
     return "\n".join(lines) + "\n"
 
 
-def _cell(value: Any, exact: bool) -> str:
-    """CSV keeps every digit; the text table shows six significant ones."""
+def _cell(value: Any) -> str:
+    """A cell of the text table: six significant digits, one printable line."""
     if value is None:
         return ""
     if isinstance(value, float):
-        return repr(value) if exact else f"{value:.6g}"
-    return str(value)
+        return f"{value:.6g}"
+    return one_line(str(value))

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from collector import store as stores
 from collector.queries import query
+from collector.queries.export import csv_text
 from collector.site.data import SiteData
 from collector.site.model import Sheet
 
@@ -27,14 +25,7 @@ def files(data: SiteData) -> dict[str, bytes]:
 
 
 def _csv(table: pa.Table) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.column_names)
-    for row in table.to_pylist():
-        writer.writerow(
-            ["" if v is None else repr(v) if isinstance(v, float) else v for v in row.values()]
-        )
-    return buffer.getvalue().encode()
+    return csv_text(table).encode()
 
 
 def _parquet(table: pa.Table) -> bytes:
