@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import io
 import logging
@@ -11,12 +10,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from collector import store as stores
 from collector.ingest import data
-from collector.ingest.files import Refused, read_file
+from collector.ingest.files import LargeFile, Refused, read_log
 from collector.ingest.parallel import map_batches, usable_cpus
 from collector.ingest.rounds import signature
 from collector.ingest.rows import PARSER_ERRORS, run_id_of, run_place, source_of
@@ -79,18 +79,17 @@ def check(
 def check_log(entry: LogEntry) -> Verdict:
     """The verdict on one log."""
     try:
-        data = read_file(entry.path, "log", None if entry.named else entry.root)
+        data = read_log(entry.path, None if entry.named else entry.root)
+        digest = data.sha256() if isinstance(data, LargeFile) else sha256(data).hexdigest()
+        return _verdict(entry, data, digest)
     except Refused as exc:
         return Verdict("", entry.rel_path, "collector", "fail", exc.message)
-    digest = hashlib.sha256(data).hexdigest()
-    try:
-        return _verdict(entry, data, digest)
     except PARSER_ERRORS as exc:  # a case no rule foresaw: this log fails, the others go on
         why = f"cannot be parsed ({type(exc).__name__}: {str(exc)[:120]})"
         return Verdict(digest[:16], entry.rel_path, "collector", "fail", why)
 
 
-def _verdict(entry: LogEntry, data: bytes, digest: str) -> Verdict:
+def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
     run_id = digest[:16]
     events = scan(data)
     if events.fmt is None:
@@ -107,7 +106,7 @@ def _verdict(entry: LogEntry, data: bytes, digest: str) -> Verdict:
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
         failure = _own_rules(events, rules()["throughput"])
         name = "collector throughput"
-    elif ruleset is not None and len(data) > CHECKER_MAX_BYTES:
+    elif ruleset is not None and (isinstance(data, LargeFile) or len(data) > CHECKER_MAX_BYTES):
         failure = _own_rules(events, rules())
         limit = CHECKER_MAX_BYTES >> 20
         name = f"collector {events.fmt.name} (over {limit} MiB: not mlperf-logging's)"

@@ -90,6 +90,11 @@ FORMATS: tuple[LogFormat, ...] = (
 def detect(data: bytes) -> LogFormat | None:
     """The format of a log: that of the first MLPerf marker followed by a blank; else a
     format whose marker starts a line."""
+    return detect_tagged(data) or detect_untagged(data)
+
+
+def detect_tagged(data: bytes) -> LogFormat | None:
+    """The format of the first `:::ML` marker followed by a blank, if any."""
     pos = data.find(b":::ML")
     while pos >= 0:
         for fmt in FORMATS:
@@ -97,6 +102,11 @@ def detect(data: bytes) -> LogFormat | None:
             if data.startswith(fmt.marker, pos) and data[end : end + 1] in (b" ", b"\t"):
                 return fmt
         pos = data.find(b":::ML", pos + 1)
+    return None
+
+
+def detect_untagged(data: bytes) -> LogFormat | None:
+    """A format whose marker (not a `:::ML` one) starts a line, if any."""
     for fmt in FORMATS:
         if not fmt.marker.startswith(b":::ML") and (
             data.startswith(fmt.marker) or b"\n" + fmt.marker in data

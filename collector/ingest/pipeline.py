@@ -269,29 +269,39 @@ def _parse_batch(entries: list[LogEntry], known: Known, source: str | None, even
 
 
 def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
-    """The events of the runs given, in order, in one table built column by column."""
+    """The events of the runs given, in order, in one table built column by column (the
+    values and metadata as the scan left them: Arrow arrays of each log's bytes)."""
     if not runs:
         return load("events").empty()
     counts = np.array([len(events) for _, events in runs], dtype=np.int64)
     owner = np.repeat(np.arange(len(runs)), counts)
     starts = np.cumsum(counts) - counts
-    meta = list(chain.from_iterable(events.raw_metadata for _, events in runs))
+    meta = [chunk for _, events in runs for chunk in _chunks(events.raw_metadata)]
     return load("events").table_from_arrays(
         [
             pa.array([run_id for run_id, _ in runs], pa.string()).take(owner),
             pa.array(np.arange(int(counts.sum()), dtype=np.int64) - starts[owner]),
-            pa.array(list(chain.from_iterable(events.lines for _, events in runs)), pa.int64()),
+            pa.array(np.concatenate([np.asarray(events.lines, np.int64) for _, events in runs])),
             pa.array(np.concatenate([np.asarray(events.time_s, np.float64) for _, events in runs])),
             pa.array(list(chain.from_iterable(events.keys for _, events in runs)), pa.string()),
-            _utf8(list(chain.from_iterable(events.raw_values for _, events in runs))),
-            pa.nulls(len(meta), pa.string()) if meta.count(None) == len(meta) else _utf8(meta),
+            _utf8([chunk for _, events in runs for chunk in _chunks(events.raw_values)]),
+            pa.nulls(int(counts.sum()), pa.string())
+            if all(chunk.null_count == len(chunk) for chunk in meta)
+            else _utf8(meta),
         ]
     )
 
 
-def _utf8(texts: list[bytes | None]) -> pa.Array:
-    """A string array of UTF-8 texts (the cast checks them), without decoding each."""
-    return pa.array(texts, pa.binary()).cast(pa.string())
+def _chunks(column: list | pa.ChunkedArray) -> list[pa.Array]:
+    """A column of an Events as Arrow binary arrays."""
+    if isinstance(column, pa.ChunkedArray):
+        return column.chunks
+    return [pa.array(column, pa.binary())]
+
+
+def _utf8(chunks: list[pa.Array]) -> pa.ChunkedArray:
+    """A string column of UTF-8 texts (the cast checks them), without decoding each."""
+    return pa.chunked_array(chunks, pa.binary()).cast(pa.string())
 
 
 def _size(path: Path) -> int:

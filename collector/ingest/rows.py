@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from collector.ingest.files import Refused, read_file
+from collector.ingest.files import LargeFile, Refused, read_file, read_log
 from collector.ingest.init_time import init_seconds
 from collector.ingest.rcp import scaling_factor
 from collector.ingest.rounds import agrees, signature, target
@@ -82,14 +82,16 @@ def read_and_parse(
     parse it. Whatever the file holds, its problems are issues naming it: one bad file never
     stops the others."""
     try:
-        data = read_file(entry.path, "log", None if entry.named else entry.root)
+        data = read_log(entry.path, None if entry.named else entry.root)
+        digest = data.sha256() if isinstance(data, LargeFile) else hashlib.sha256(data).hexdigest()
     except Refused as exc:
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", exc.code, exc.message)])
-    digest = hashlib.sha256(data).hexdigest()
     if digest in known:
         return Parsed(digest=digest, size=len(data), unchanged=True)
     try:
         parsed = parse_log(entry, data, digest, source)
+    except Refused as exc:  # a large log that changed between its reads
+        parsed = Parsed(issues=[IssueRow(entry.rel_path, None, "error", exc.code, exc.message)])
     except PARSER_ERRORS as exc:  # a case no rule foresaw: the file is one issue
         why = f"cannot be parsed ({type(exc).__name__}: {str(exc)[:120]})"
         parsed = Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unparsable", why, digest)])
@@ -116,7 +118,9 @@ def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
     )
 
 
-def parse_log(entry: LogEntry, data: bytes, digest: str, source: str | None = None) -> Parsed:
+def parse_log(
+    entry: LogEntry, data: bytes | LargeFile, digest: str, source: str | None = None
+) -> Parsed:
     """Parse one log's bytes into its run row, events, evals, system row and issues."""
     events = scan(data)
     # a result file of a benchmark folder without MLPerf lines is a run that never finished

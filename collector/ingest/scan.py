@@ -1,7 +1,10 @@
 """Scan the bytes of one log into events, whatever its format, recording every problem.
 
-The scan is columnar: one regular-expression pass over the whole file, then list, numpy
-and Arrow operations over the matches, so that large corpora ingest at hundreds of MB/s.
+The scan is columnar: one regular-expression pass over each piece of the file, then list,
+numpy and Arrow operations over the matches, so that large corpora ingest at hundreds of MB/s.
+A log larger than one piece (files.PIECE_BYTES) is read piece by piece, each piece's events
+kept as Arrow arrays of their bytes: a log's events take about its size, never several times
+it, and the whole file is never in memory at once.
 """
 
 from __future__ import annotations
@@ -10,14 +13,16 @@ import datetime as dt
 import json
 import math
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from array import array
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 
 import numpy as np
 import pyarrow as pa
 
-from collector.ingest.formats import FORMATS, LogFormat, detect
+from collector.ingest.files import LargeFile
+from collector.ingest.formats import FORMATS, LogFormat, detect_tagged, detect_untagged
 
 MAX_EVENT_BYTES = 1 << 20  # an event longer than this is skipped, with a warning
 BACKWARDS_TOLERANCE_S = 1.0  # ranks log concurrently; only larger steps back are reported
@@ -38,17 +43,20 @@ class Events:
     """The events of one log, in file order, as parallel columns.
 
     Values and metadata stay UTF-8 bytes (bytes that were not UTF-8 replaced by U+FFFD), as
-    most are only stored: `value(i)` decodes one, the `values` and `metadata` lists all.
+    most are only stored: in Arrow binary arrays once the scan is done (lists while a piece
+    is scanned); `value(i)` decodes one, `values_at` many, the `values` and `metadata` lists
+    all.
     """
 
     fmt: LogFormat | None
     time_s: list[float] | np.ndarray = field(default_factory=list)  # seconds (float64)
     keys: list[str] = field(default_factory=list)
-    raw_values: list[bytes] = field(default_factory=list)  # the value text as logged
-    raw_metadata: list[bytes | None] = field(default_factory=list)  # JSON text (MLLOG)
-    lines: list[int] = field(default_factory=list)
+    raw_values: list[bytes] | pa.ChunkedArray = field(default_factory=list)  # as logged
+    raw_metadata: list[bytes | None] | pa.ChunkedArray = field(default_factory=list)  # JSON
+    lines: list[int] | array = field(default_factory=list)
     benchmark: str | None = None  # v0.5 names the benchmark on every line
     issues: list[Issue] = field(default_factory=list)
+    benchmarks: set[str] = field(default_factory=set)  # every one the lines name
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -56,21 +64,28 @@ class Events:
     @property
     def values(self) -> list[str]:
         """Every value text, decoded."""
-        return list(map(bytes.decode, self.raw_values))
+        return self.values_at(range(len(self)))
 
     @property
     def metadata(self) -> list[str | None]:
         """Every metadata text, decoded; None where an event has none."""
-        return [None if m is None else m.decode() for m in self.raw_metadata]
+        return self.metas_at(range(len(self)))
 
     def value(self, i: int) -> str:
         """The value text of event i."""
-        return self.raw_values[i].decode()
+        return self.values_at([i])[0]
 
     def meta(self, i: int) -> str | None:
         """The metadata text of event i, if any."""
-        raw = self.raw_metadata[i]
-        return None if raw is None else raw.decode()
+        return self.metas_at([i])[0]
+
+    def values_at(self, picked: Sequence[int]) -> list[str]:
+        """The value texts of the events picked (indices in file order)."""
+        return [b.decode() for b in _take(self.raw_values, picked)]
+
+    def metas_at(self, picked: Sequence[int]) -> list[str | None]:
+        """The metadata texts of the events picked; None where an event has none."""
+        return [None if b is None else b.decode() for b in _take(self.raw_metadata, picked)]
 
     def warn(self, code: str, message: str, line: int | None = None) -> None:
         self.issues.append(Issue("warning", code, message, line))
@@ -79,34 +94,98 @@ class Events:
         self.issues.append(Issue("error", code, message, line))
 
 
-def scan(data: bytes) -> Events:
-    """Parse the raw bytes of one log into events; problems land in `events.issues`."""
+def _take(column: list | pa.ChunkedArray, picked: Sequence[int]) -> list:
+    if isinstance(column, list):
+        return [column[i] for i in picked]
+    return column.take(pa.array(picked, pa.int64())).to_pylist() if len(picked) else []
+
+
+def scan(data: bytes | LargeFile) -> Events:
+    """Parse one log (its bytes, or a large file read in pieces) into events; problems land
+    in `events.issues`."""
     events = Events(fmt=None)
-    if not data or data.isspace():
-        events.error("empty", "empty file")
-        return events
-    encoding = _check_encoding(data, events)
-    fmt = detect(data)
-    events.fmt = fmt
+    pieces = data.pieces if isinstance(data, LargeFile) else lambda: iter([data])
+    fmt = _format(pieces, events)
     if fmt is None:
-        if b"\x00" in data[:65536]:
-            events.error("binary", "binary file: no MLPerf log lines")
-        else:
-            events.error("no-events", "no MLPerf log lines (:::MLPv0.5.0, :::MLL, :::MLLOG)")
         return events
-    _collect(data, fmt, encoding, events)
+    events.fmt = fmt
+    line0 = byte0 = 0
+    times: list[np.ndarray] = []
+    values: list[pa.Array] = []
+    metadata: list[pa.Array] = []
+    lines = array("q")
+    broken = False
+    for piece in pieces():
+        part = Events(fmt)
+        encoding = _check_encoding(piece, part, line0, byte0, warn=not broken)
+        broken = broken or encoding == "broken"
+        _collect(piece, fmt, encoding, part, line0)
+        times.append(np.asarray(part.time_s, np.float64))
+        events.keys += part.keys
+        lines.extend(part.lines)
+        values.append(pa.array(part.raw_values, pa.binary()))
+        metadata.append(pa.array(part.raw_metadata, pa.binary()))
+        events.benchmarks |= part.benchmarks
+        events.issues += [i for i in part.issues if i not in events.issues or i.line]
+        line0 += piece.count(b"\n")
+        byte0 += len(piece)
+    events.time_s = np.concatenate(times) if times else np.empty(0)
+    events.raw_values = pa.chunked_array(values, pa.binary())
+    events.raw_metadata = pa.chunked_array(metadata, pa.binary())
+    events.lines = lines
+    if not len(events):
+        events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
+        return events
+    _name_benchmark(events)
+    _check_clock(events)
     return events
 
 
-def _check_encoding(data: bytes, events: Events) -> str:
+def _format(pieces: Callable[[], Iterator[bytes]], events: Events) -> LogFormat | None:
+    """The log's format: that of its first `:::ML` marker (reading on only until one is found),
+    else of a marker that starts a line; None, with an error, for an empty, binary or other
+    file."""
+    head, blank = None, True
+    for piece in pieces():
+        head = piece[:65536] if head is None else head
+        blank = blank and (not piece or piece.isspace())
+        found = detect_tagged(piece)
+        if found is not None:
+            return found
+    if blank:
+        events.error("empty", "empty file")
+        return None
+    for piece in pieces():
+        found = detect_untagged(piece)
+        if found is not None:
+            return found
+    if head is not None and b"\x00" in head:
+        events.error("binary", "binary file: no MLPerf log lines")
+    else:
+        events.error("no-events", "no MLPerf log lines (:::MLPv0.5.0, :::MLL, :::MLLOG)")
+    return None
+
+
+def _name_benchmark(events: Events) -> None:
+    """The benchmark the lines name (v0.5), or a warning where they name several."""
+    if len(events.benchmarks) == 1:
+        events.benchmark = next(iter(events.benchmarks))
+    elif events.benchmarks:
+        names = sorted(events.benchmarks)
+        events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
+
+
+def _check_encoding(data: bytes, events: Events, line0: int, byte0: int, warn: bool) -> str:
     """The encoding: ascii, utf-8, or broken (not UTF-8 throughout, with a warning)."""
     if data.isascii():
         return "ascii"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        events.warn("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start})", line)
+        if warn:
+            line = line0 + data.count(b"\n", 0, exc.start) + 1
+            where = byte0 + exc.start
+            events.warn("not-utf8", f"bytes that are not UTF-8 (first at byte {where})", line)
         return "broken"
     return "utf-8"
 
@@ -124,7 +203,8 @@ def _names(raw: Sequence[bytes]) -> list[str]:
     return list(map(names.__getitem__, raw))
 
 
-def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None:
+def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events, line0: int = 0) -> None:
+    """The events of one piece of a log (whose first line is line0 + 1) into `events`."""
     width = len(fmt.fields) + 1
     parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
     found = len(parts) // width
@@ -132,22 +212,20 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
     # each match starts with one of our markers: if every marker matched, one count suffices
     markers = found if tagged == found else data.count(fmt.marker)
     if found != markers:  # a marker line the grammar rejects, or another format
-        columns, lines = _collect_loose(data, fmt, events)
+        columns, lines = _collect_loose(data, fmt, events, line0)
     else:  # the line of each match, from the newlines before it
         counts = map(bytes.count, parts[0 : len(parts) - 1 : width], repeat(b"\n"))
-        lines = list(accumulate(counts, initial=1))
+        lines = list(accumulate(counts, initial=line0 + 1))
         del lines[0]
         columns = [parts[i::width] for i in range(1, width)]
         if len(data) > MAX_EVENT_BYTES:  # else no value can be over the limit
             _drop_long(columns, lines, events)
     if not lines:
-        events.error("no-events", f"{fmt.marker.decode()} lines present but none parses")
         return
     if fmt.fields == ("json",):
         _json_events(columns[0], lines, fmt, encoding, events)
     else:
         _text_events(dict(zip(fmt.fields, columns, strict=True)), lines, fmt, encoding, events)
-    _check_clock(events)
     if tagged == markers:  # every marker in the file is ours
         return
     others = [
@@ -159,10 +237,10 @@ def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events) -> None
         events.warn("mixed-formats", f"lines of other formats ignored: {others}")
 
 
-def _lines_at(data: bytes, offsets: Sequence[int] | np.ndarray) -> list[int]:
-    """The 1-based line number of each byte offset."""
+def _lines_at(data: bytes, offsets: Sequence[int] | np.ndarray, line0: int) -> list[int]:
+    """The 1-based line number of each byte offset (line0 lines before the data)."""
     newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    return (np.searchsorted(newlines, offsets) + 1).tolist()
+    return (np.searchsorted(newlines, offsets) + 1 + line0).tolist()
 
 
 def _first_seen(rows: Iterable[Hashable]) -> list[bool]:
@@ -172,11 +250,11 @@ def _first_seen(rows: Iterable[Hashable]) -> list[bool]:
 
 
 def _collect_loose(
-    data: bytes, fmt: LogFormat, events: Events
+    data: bytes, fmt: LogFormat, events: Events, line0: int
 ) -> tuple[list[list[bytes]], list[int]]:
     """The slow path: every marker, with the lines the grammar rejects reported."""
     matches = list(fmt.loose.finditer(data))
-    lines = _lines_at(data, [m.start() for m in matches])
+    lines = _lines_at(data, [m.start() for m in matches], line0)
     groups = [m.groups() for m in matches]
     required = fmt.fields.index("json" if fmt.fields == ("json",) else "key")
     bad = [i for i, g in enumerate(groups) if g[required] is None]
@@ -233,12 +311,7 @@ def _text_events(
     events.raw_metadata = [None] * len(keys)
     events.lines = lines
     if benches is not None:
-        distinct = set(benches)
-        if len(distinct) == 1:
-            events.benchmark = distinct.pop().decode("utf-8", "replace")
-        else:
-            names = sorted(b.decode("utf-8", "replace") for b in distinct)
-            events.warn("mixed-benchmarks", f"lines name several benchmarks: {names}")
+        events.benchmarks = {b.decode("utf-8", "replace") for b in set(benches)}
 
 
 def _parse_dates(texts: list[bytes], layout: str, lines: list[int], events: Events) -> np.ndarray:
@@ -278,7 +351,7 @@ def _json_events(
         ts, keys, values, metadata = zip(*rows, strict=True)
         times = pa.array(ts, pa.binary()).cast(pa.float64()).to_numpy() * fmt.time_unit_s
         columns = [
-            times.tolist(),
+            times,
             _names(keys),
             list(_texts(values, encoding)),
             list(_texts(metadata, encoding)),
@@ -287,6 +360,7 @@ def _json_events(
         if len(set(zip(*columns[:3], strict=True))) != len(lines):  # an event printed twice
             keep = _first_seen(zip(*columns[:3], strict=True))
             columns = [list(compress(c, keep)) for c in columns]
+            columns[0] = np.asarray(columns[0], np.float64)
         events.time_s, events.keys, events.raw_values, events.raw_metadata, events.lines = columns
         return
     seen = set()

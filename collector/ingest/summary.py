@@ -6,6 +6,7 @@ import json
 import math
 import statistics
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import compress
@@ -64,10 +65,17 @@ class RunSummary:
     evals: list[Eval] = field(default_factory=list)
 
 
+DECODE_BATCH = 1 << 16  # values taken from the log's arrays at a time
+
+
 def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
     """The value and metadata of event i, whatever the format."""
-    value = decode_value(events.value(i))
-    meta_text = events.meta(i)
+    return decode_event(events.value(i), events.meta(i), events)
+
+
+def decode_event(text: str, meta_text: str | None, events: Events) -> tuple[Any, dict[str, Any]]:
+    """The value and metadata of an event from their texts, whatever the format."""
+    value = decode_value(text)
     try:
         meta: dict[str, Any] = json.loads(meta_text) if meta_text else {}
     except RecursionError:
@@ -84,8 +92,6 @@ def summarize(events: Events) -> RunSummary:
     r = rules()
     out = RunSummary()
     throughputs: list[float] = []
-    starts: list[int] = []
-    stops: list[int] = []
     start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
     epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
     decodes = epoch_keys | target_keys | {quality_key, r["throughput_key"], r["local_run_key"]}
@@ -94,17 +100,14 @@ def summarize(events: Events) -> RunSummary:
     keys, lines = events.keys, events.lines
     distinct = set(keys)
     chosen = {key for key in distinct if key in wanted or key[:11] == "submission_"}
-    picked = compress(range(len(keys)), map(chosen.__contains__, keys))  # those read, in order
-    for i in picked:
+    picked = list(compress(range(len(keys)), map(chosen.__contains__, keys)))  # in order
+    starts = [i for i in picked if keys[i] == start_key]
+    stops = [i for i in picked if keys[i] == stop_key]
+    read = [i for i in picked if keys[i] in decodes or keys[i][:11] == "submission_"]
+    for i, text, meta_text in _texts(events, read):
         key = keys[i]
-        if key == start_key:
-            starts.append(i)
-        elif key == stop_key:
-            stops.append(i)
-        if key not in decodes and key[:11] != "submission_":
-            continue
         try:
-            value, meta = decoded(events, i)
+            value, meta = decode_event(text, meta_text, events)
         except (BadValue, ValueError) as exc:
             events.warn("bad-value", f"{key}: {exc}", lines[i])
             continue
@@ -115,8 +118,7 @@ def summarize(events: Events) -> RunSummary:
             quality = as_float(value)
             when = float(events.time_s[i])
             if quality is None:
-                text = events.value(i)[:60]
-                events.warn("bad-value", f"{key} has no finite number: {text}", lines[i])
+                events.warn("bad-value", f"{key} has no finite number: {text[:60]}", lines[i])
             elif not math.isfinite(when):
                 events.warn("bad-value", f"{key} logged at time {when}", lines[i])
             else:
@@ -124,8 +126,7 @@ def summarize(events: Events) -> RunSummary:
         elif key in target_keys:
             out.quality_target = as_float(value)
             if out.quality_target is None and value is not None:
-                text = events.value(i)[:60]
-                events.warn("bad-value", f"{key} has no finite number: {text}", lines[i])
+                events.warn("bad-value", f"{key} has no finite number: {text[:60]}", lines[i])
         elif key == r["throughput_key"] and isinstance(value, dict):
             tput = as_float(value.get("throughput"))
             if tput is not None and tput > 0:
@@ -142,6 +143,13 @@ def summarize(events: Events) -> RunSummary:
     out.status = _status(out, r["relative_tolerance"])
     _unknown_keys(events, distinct)
     return out
+
+
+def _texts(events: Events, picked: list[int]) -> Iterator[tuple[int, str, str | None]]:
+    """(index, value text, metadata text) of the events picked, taken in batches."""
+    for start in range(0, len(picked), DECODE_BATCH):
+        batch = picked[start : start + DECODE_BATCH]
+        yield from zip(batch, events.values_at(batch), events.metas_at(batch), strict=True)
 
 
 def _epoch(value: Any, meta: dict[str, Any]) -> float | None:

@@ -16,7 +16,6 @@ import pytest
 
 from collector.cli import main
 from collector.store import snapshot
-from collector.store.verify import verify_store
 from tests.conftest import LOGS, REPO
 
 
@@ -72,6 +71,8 @@ def test_query_output_only_where_asked(monkeypatch, capsys, store: Path, tmp_pat
 
 @pytest.mark.parametrize("target", ["{live}/runs.parquet", "CURRENT", "{live}/new.csv", "LOCK"])
 def test_query_output_never_writes_into_a_store(monkeypatch, capsys, store: Path, target: str):
+    from collector.store.verify import verify_store
+
     live = snapshot.current_name(store)
     path = store / target.format(live=live)
     for fmt in ("csv", "parquet"):
@@ -205,6 +206,8 @@ def alive(pid: int) -> bool:
 def test_a_signal_ends_the_command_and_its_workers_within_seconds(
     tmp_path: Path, command: str, sig: signal.Signals, status: int
 ):
+    from collector.store.verify import verify_store
+
     store = tmp_path / "store"
     snapshot.write(store, snapshot.empty())
     marks = tmp_path / "marks"

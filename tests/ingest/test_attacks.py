@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from collector.ingest import files
 from collector.ingest.check import check
 from collector.ingest.pipeline import IngestReport, ingest
 from collector.store import snapshot
@@ -73,7 +72,9 @@ def description(tree: Path, **fields: object) -> None:
     (tree / DESCRIPTION).write_text(json.dumps(doc))
 
 
-@pytest.mark.parametrize("name", [DESCRIPTION, f"{SSD}/scaling.json"])
+@pytest.mark.parametrize(
+    "name", [DESCRIPTION, f"{SSD}/scaling.json", f"{SSD}/result_0.telemetry.csv"]
+)
 def test_a_fifo_where_a_file_is_read_is_an_issue_not_a_hang(tree: Path, store: Path, name: str):
     path = tree / name
     path.unlink(missing_ok=True)
@@ -257,6 +258,8 @@ def test_type_confused_fields_of_a_local_run_are_issues(tmp_path: Path, store: P
 def test_a_file_over_its_limit_is_refused_before_it_is_read(
     tree: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ):
+    from collector.ingest import files
+
     monkeypatch.setitem(files.LIMITS, "log", 400)
     report, runs = ingested(tree, store)
     assert codes(report)[f"{SSD}/result_0.txt"] == "too-large"
@@ -316,3 +319,14 @@ def test_check_refuses_what_ingest_refuses_and_goes_on(tree: Path, store: Path, 
     assert [(s.rel_path.rsplit("/", 1)[-1], s.code) for s in skipped] == [
         ("result_2.txt", "special-file")
     ]
+
+
+def test_millions_of_lines_keep_their_numbers(tmp_path: Path, store: Path):
+    lines = (LOGS / "v06_ssd.txt").read_bytes().splitlines(keepends=True)
+    (tmp_path / "result_0.txt").write_bytes(b"\n" * 3_000_000 + b"".join(lines[:-1]) + lines[-1])
+    with within(120):
+        ingest([tmp_path / "result_0.txt"], store=store)
+    (run,) = snapshot.read(store)["runs"].to_pylist()
+    assert run["status"] == "success" and run["events"] == 6
+    evals = snapshot.read(store)["evals"].column("line").to_pylist()
+    assert evals == [3_000_004, 3_000_005]

@@ -71,10 +71,45 @@ def test_mllog_duplicates_and_lines_in_another_layout():
     plain = scan(b"".join(lines))
     doubled = scan(b"".join([*lines[:3], b"rank0: " + lines[2], *lines[3:]]))
     assert (doubled.keys, doubled.values) == (plain.keys, plain.values)
-    assert doubled.lines == [n if n <= 3 else n + 1 for n in plain.lines]
+    assert list(doubled.lines) == [n if n <= 3 else n + 1 for n in plain.lines]
     other = b':::MLLOG {"key": "seed", "value": 7, "time_ms": 1763700000002.5}\n'
     mixed = scan(b"".join([*lines[:3], other, *lines[3:]]))
     assert mixed.keys == [*plain.keys[:3], "seed", *plain.keys[3:]]
     assert (mixed.values[3], mixed.metadata[3], mixed.lines[3]) == ("7", None, 4)
     assert mixed.time_s[3] == 1763700000002.5 * 0.001
     assert mixed.metadata[:3] == plain.metadata[:3] and mixed.issues == plain.issues
+
+
+def test_a_large_log_read_in_pieces_gives_the_events_of_the_whole(tmp_path, monkeypatch):
+    from collector.ingest import files
+
+    monkeypatch.setattr(files, "PIECE_BYTES", 230)  # twice the longest line: none is cut
+    for name in ("mllog_local.txt", "v06_ssd.txt", "backwards_latin1.txt", "truncated.txt"):
+        data = (LOGS / name).read_bytes()
+        path = tmp_path / name
+        path.write_bytes(data)
+        large = files.read_log(path)
+        assert isinstance(large, files.LargeFile) and len(large) == len(data)
+        assert len(list(large.pieces())) > 1
+        whole, pieces = scan(data), scan(large)
+        assert pieces.fmt == whole.fmt and pieces.keys == whole.keys, name
+        assert pieces.values == whole.values and pieces.metadata == whole.metadata
+        assert list(pieces.lines) == list(whole.lines) and list(pieces.time_s) == list(whole.time_s)
+        assert pieces.issues == whole.issues, name
+        import hashlib
+
+        assert large.sha256() == hashlib.sha256(data).hexdigest()
+
+
+def test_a_large_log_that_changes_while_read_is_refused(tmp_path, monkeypatch):
+    import pytest
+
+    from collector.ingest import files
+
+    monkeypatch.setattr(files, "PIECE_BYTES", 300)
+    path = tmp_path / "result_0.txt"
+    path.write_bytes((LOGS / "mllog_local.txt").read_bytes() * 3)
+    large = files.read_log(path)
+    path.write_bytes((LOGS / "mllog_local.txt").read_bytes() * 4)
+    with pytest.raises(files.Refused, match="changed while it was read"):
+        scan(large)

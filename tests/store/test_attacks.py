@@ -15,9 +15,8 @@ import pytest
 
 from collector.errors import StoreError
 from collector.ingest.pipeline import ingest
-from collector.store import manifest, snapshot
+from collector.store import snapshot
 from collector.store.schemas import load
-from collector.store.verify import verify_store
 from tests.conftest import LOGS
 
 
@@ -107,6 +106,8 @@ def test_a_table_file_rewritten_with_forged_rows_is_refused(two: Path):
 
 
 def test_a_truncated_table_file_is_one_line(two: Path):
+    from collector.store.verify import verify_store
+
     path = two / "snap-000002" / "ingest_issues.parquet"
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(StoreError, match="ingest_issues.parquet: does not match"):
@@ -165,6 +166,8 @@ def test_a_writer_deletes_only_what_it_proves_are_old_snapshots(two: Path, tmp_p
 
 
 def test_a_snapshot_never_made_live_is_kept_until_it_is_old(two: Path):
+    from collector.store import manifest
+
     shutil.copytree(two / "snap-000002", two / "snap-000003")
     manifest.write(two / "snap-000003", manifest.encode("snap-000003", {}))
     assert snapshot.write(two, issues("c")) == "snap-000004"
@@ -204,6 +207,9 @@ def test_a_full_or_read_only_file_system_is_one_line_and_leaves_no_staging(
 
 
 def test_a_manifest_without_checksums_is_checked_by_rows_then_sealed(two: Path):
+    from collector.store import manifest
+    from collector.store.verify import verify_store
+
     folder = two / "snap-000002"
     old = json.loads((folder / "manifest.json").read_text())
     old.pop("format")
@@ -223,6 +229,8 @@ def test_a_manifest_without_checksums_is_checked_by_rows_then_sealed(two: Path):
 
 
 def test_verify_reports_a_sound_store(two: Path):
+    from collector.store.verify import verify_store
+
     findings = verify_store(two)
     assert [str(f) for f in findings] == [
         f"ok: {two / 'CURRENT'}: names snap-000002",

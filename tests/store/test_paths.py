@@ -48,3 +48,16 @@ def test_without_shipped_data_the_working_store_starts_empty(
     monkeypatch.delenv("COLLECTOR_STORE", raising=False)
     assert stores.resolve(None, writing=True) == Path(".collector/store")
     assert snapshot.read(Path(".collector/store")).name is None
+
+
+def test_a_damaged_shipped_store_is_never_copied_to_the_working_store(clone: Path):
+    import pytest
+
+    from collector.errors import StoreError
+
+    live = Path("runs/warehouse/snap-000001")
+    (live / "runs.parquet").write_bytes(b"forged")
+    with pytest.raises(StoreError, match="runs.parquet: does not match manifest.json"):
+        stores.resolve(None, writing=True)
+    assert not (clone / ".collector" / "store").exists()
+    assert [p.name for p in (clone / ".collector").iterdir()] == []
