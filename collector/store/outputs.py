@@ -9,27 +9,7 @@ import tempfile
 from pathlib import Path
 
 from collector.errors import InputError
-from collector.store.snapshot import LOCK, NAME, POINTER
-
-
-def store_of(path: str | Path) -> Path | None:
-    """The store that `path` is, or lies in (links resolved), if any: a folder with CURRENT
-    or LOCK beside snapshot folders."""
-    folder = Path(os.path.realpath(path))
-    for candidate in (folder, *folder.parents):
-        if _is_store(candidate):
-            return candidate
-    return None
-
-
-def _is_store(folder: Path) -> bool:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return False
-    if POINTER in names and LOCK in names:
-        return True
-    return (POINTER in names or LOCK in names) and any(NAME.fullmatch(n) for n in names)
+from collector.store.snapshot import store_of
 
 
 def refuse_store(path: str | Path, what: str) -> None:

@@ -334,6 +334,9 @@ def writing(
     Waits up to `wait_s` seconds for another writer, telling `on_wait` once that it does;
     raises StoreError when the time runs out."""
     wait_seconds(wait_s)
+    outer = store_of(Path(os.path.realpath(store)).parent)
+    if outer is not None:  # its snapshots' removal would take this store with them
+        raise StoreError(f"{store}: inside the store {outer}; a store cannot hold another")
     try:
         store.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -394,6 +397,26 @@ def wait_seconds(value: float) -> float:
     if not math.isfinite(value) or value < 0:
         raise InputError(f"--wait must be a finite number of seconds, 0 or more, not {value}")
     return value
+
+
+def store_of(path: str | Path) -> Path | None:
+    """The store that `path` is, or lies in (links resolved), if any: a folder with CURRENT
+    or LOCK beside snapshot folders."""
+    folder = Path(os.path.realpath(path))
+    for candidate in (folder, *folder.parents):
+        if _is_store(candidate):
+            return candidate
+    return None
+
+
+def _is_store(folder: Path) -> bool:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    if POINTER in names and LOCK in names:
+        return True
+    return (POINTER in names or LOCK in names) and any(NAME.fullmatch(n) for n in names)
 
 
 def _fsync(path: Path) -> None:

@@ -14,20 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from collector.cli import main
 from collector.store import snapshot
+from tests.cli.test_cli import cli
 from tests.conftest import LOGS, REPO
-
-
-def cli(monkeypatch, capsys, *args):
-    monkeypatch.setattr(sys, "argv", ["collector", *map(str, args)])
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -173,8 +162,7 @@ SLOW = textwrap.dedent("""
     rows.read_and_parse = pipeline.read_and_parse = slowly(rows.read_and_parse)
     check.check_log = slowly(check.check_log)
     sys.argv = ["collector", *sys.argv[2:]]
-    from collector.cli import main
-    main()
+        main()
 """)
 
 
@@ -252,8 +240,7 @@ def test_a_signal_ends_the_site_command(tmp_path: Path, store: Path):
             time.sleep(60)
         site.generate = slow
         sys.argv = ["collector", *sys.argv[1:]]
-        from collector.cli import main
-        main()
+                main()
     """)
     proc = subprocess.Popen(
         [sys.executable, "-c", script, "site", "--store", str(store), "--out", str(tmp_path / "o")],

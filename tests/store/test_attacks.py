@@ -237,3 +237,11 @@ def test_verify_reports_a_sound_store(two: Path):
         f"ok: {two / 'snap-000001'}: snapshot: 8 tables, 1 rows, sizes and sha256 match",
         f"ok: {two / 'snap-000002'}: snapshot (live): 8 tables, 2 rows, sizes and sha256 match",
     ]
+
+
+@pytest.mark.parametrize("inner", ["snap-000002/inner", "inner", "snap-000002"])
+def test_a_store_inside_another_store_is_refused(two: Path, inner: str):
+    with pytest.raises(StoreError, match="inside the store .*; a store cannot hold another"):
+        snapshot.write(two / inner, issues("x"))
+    assert snapshot.read(two)["ingest_issues"].num_rows == 2
+    assert not (two / "inner").exists()
