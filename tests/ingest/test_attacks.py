@@ -22,12 +22,16 @@ SSD = "training_results_v0.7/Acme/results/node4/ssd"
 DESCRIPTION = "training_results_v0.7/Acme/systems/node4.json"
 
 
+class Hang(BaseException):
+    """Raised in a call that blocks; not an OSError, which ingest would take for a read error."""
+
+
 @contextlib.contextmanager
 def within(seconds: int) -> Iterator[None]:
     """Fail, rather than hang the suite, where a read blocks (a FIFO) or never ends."""
 
     def expire(*_: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
+        raise Hang(f"still running after {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.alarm(seconds)
