@@ -53,12 +53,16 @@ def map_batches(
     workers = min(processes, len(batches))
     parent = os.getpid()
     pool = ProcessPoolExecutor(workers, initializer=_init, initargs=(fn, shared, parent))
+    # submitted one by one, not with pool.map, which cancels what is pending when interrupted:
+    # the pool, broken once its workers are killed, fails those itself, and a cancelled one
+    # makes its thread print a traceback (Python 3.11)
+    futures = [pool.submit(_call, batch) for batch in batches]
     try:
-        results = list(pool.map(_call, batches))
+        results = [future.result() for future in futures]
     except BaseException:  # Ctrl-C, SIGTERM, a worker's error: the workers end now, not later
         for worker in list(pool._processes.values()):  # no public way to end them at once
             worker.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown()  # quick, the workers dead; its thread gone before the interpreter exits
         raise
     pool.shutdown()
     return results

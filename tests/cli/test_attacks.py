@@ -162,7 +162,8 @@ SLOW = textwrap.dedent("""
     rows.read_and_parse = pipeline.read_and_parse = slowly(rows.read_and_parse)
     check.check_log = slowly(check.check_log)
     sys.argv = ["collector", *sys.argv[2:]]
-        main()
+    from collector.cli import main
+    main()
 """)
 
 
@@ -222,7 +223,7 @@ def test_a_signal_ends_the_command_and_its_workers_within_seconds(
     _, err = proc.communicate(timeout=60)
     assert time.monotonic() - sent < 10
     assert proc.returncode == status
-    assert err.splitlines() == [f"error: interrupted ({sig.name})"]
+    assert err.splitlines() == [f"error: interrupted ({sig.name})"], err
     time.sleep(0.5)
     assert [pid for pid in workers if pid != proc.pid and alive(pid)] == []
     assert snapshot.read(store).name == "snap-000001"
@@ -240,7 +241,8 @@ def test_a_signal_ends_the_site_command(tmp_path: Path, store: Path):
             time.sleep(60)
         site.generate = slow
         sys.argv = ["collector", *sys.argv[1:]]
-                main()
+        from collector.cli import main
+        main()
     """)
     proc = subprocess.Popen(
         [sys.executable, "-c", script, "site", "--store", str(store), "--out", str(tmp_path / "o")],
