@@ -32,6 +32,8 @@ $PY -m collector.cli query --store "$STORE" manifest -f csv -o runs/official/man
 # ship the live snapshot alone (writers keep the last few for their readers)
 live=$(cat "$STORE/CURRENT")
 find "$STORE" -mindepth 1 -maxdepth 1 ! -name "$live" ! -name CURRENT -exec rm -rf {} +
+# the shipped snapshot matches its manifest (row counts, sizes, sha256)
+$PY -m collector.cli verify --store "$STORE"
 if [ -n "${2:-}" ]; then
   $PY benchmarks/missing_logs.py --trees "$TREES" --git "$2" -o runs/official/missing.csv
 fi
