@@ -8,8 +8,8 @@ import sys
 from types import FrameType
 
 from collector.cli import check, ingest, query, run, site, verify  # noqa: F401 (add commands)
-from collector.cli.app import app, one_line
-from collector.errors import CollectorError
+from collector.cli.app import app
+from collector.errors import CollectorError, one_line
 
 
 def main() -> None:

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from collector.cli.app import app, one_line
+from collector.cli.app import app
+from collector.errors import one_line
 from collector.ingest.check import check
 from collector.ingest.trees import Skipped
 from collector.store import WAIT_S, wait_seconds

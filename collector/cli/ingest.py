@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from collector.cli.app import app, one_line
-from collector.errors import InputError
+from collector.cli.app import app
+from collector.errors import InputError, one_line
 from collector.ingest.pipeline import SOURCES, IngestReport, ingest
 from collector.store import WAIT_S, wait_seconds
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from collector.cli.app import app, one_line
-from collector.errors import InputError
+from collector.cli.app import app
+from collector.errors import InputError, one_line
 from collector.store.outputs import refuse_store, write_file
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from collector import store as stores
-from collector.cli.app import app, one_line
+from collector.cli.app import app
+from collector.errors import one_line
 from collector.store.verify import verify_store
 
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
+from collector.errors import CollectorError, one_line
 from collector.site.build import generate, write
 from collector.site.escape import html_text
 
@@ -28,8 +31,11 @@ def on_config(config):  # noqa: ANN001, ANN201 (MkDocs' hook signature)
     """Write static and generated pages into the ignored docs folder and build from it."""
     static = Path(config.docs_dir)
     out = Path(config.config_file_path).parent / OUT
-    result = generate(None)
-    write(result, out, static)
+    try:
+        result = generate(None)
+        write(result, out, static)
+    except CollectorError as exc:  # MkDocs prints a PluginError as one line, and stops
+        raise PluginError(one_line(str(exc))) from exc
     config.watch.append(str(static))  # `mkdocs serve` rebuilds when a static source changes
     config.docs_dir = str(out)
     config.copyright = footer(result.snapshot)

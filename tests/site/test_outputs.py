@@ -120,3 +120,23 @@ def test_a_static_source_linking_out_is_not_published(tmp_path: Path):
     (static / "leak.md").symlink_to(secret)
     written = site.write(result({}), tmp_path / "out", static)
     assert written == ["about.md"]
+
+
+def test_mkdocs_build_from_a_damaged_store_stops_with_one_line(
+    small_store: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+):
+    import shutil
+    import subprocess
+
+    from tests.site.conftest import build_site
+
+    store = tmp_path / "store"
+    shutil.copytree(small_store, store)
+    live = store / (store / "CURRENT").read_text().strip()
+    (live / "runs.parquet").write_bytes(b"PAR1 truncated")
+    (tmp_path / "build").mkdir()
+    with pytest.raises(subprocess.CalledProcessError):
+        build_site(store, tmp_path / "build")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert "runs.parquet: does not match manifest.json" in err
