@@ -280,6 +280,17 @@ def dots(
     return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
 
 
+def _accelerators_axis(rows: Sequence[Row]) -> alt.X:
+    """Accelerator counts on a log2 axis, ticks at the counts measured."""
+    counts = sorted({r["accelerators"] for r in rows})
+    return alt.X(
+        "accelerators:Q",
+        scale=alt.Scale(type="log", base=2),
+        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),
+        title="accelerators",
+    )
+
+
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
     """Minutes to train against accelerator count, one line per series, with bars from the
     fastest to the slowest converged run.
@@ -289,13 +300,7 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
     fields = ("score_minutes", "fastest_minutes", "slowest_minutes")
     param = "log_scaling" if is_wide(rows, fields) else None
     base = _texts(_scaled(_base(rows), fields, param), fields, True)
-    counts = sorted({r["accelerators"] for r in rows})
-    x = alt.X(
-        "accelerators:Q",
-        scale=alt.Scale(type="log", base=2),
-        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),  # measured counts
-        title="accelerators",
-    )
+    x = _accelerators_axis(rows)
     axis, scale = _axis_scale(rows, fields, "time to train", param, True)
     tooltip = [
         alt.Tooltip("series:N", title="configuration"),
@@ -330,13 +335,7 @@ def efficiency(rows: Sequence[Row], title: str, description: str) -> alt.LayerCh
     Rows: accelerators, value, low, high (None where there is no interval), series, link,
     value_text.
     """
-    counts = sorted({r["accelerators"] for r in rows})
-    x = alt.X(
-        "accelerators:Q",
-        scale=alt.Scale(type="log", base=2),
-        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),  # measured counts
-        title="accelerators",
-    )
+    x = _accelerators_axis(rows)
     values = _values(rows, ("value", "low", "high")) + [100.0]
     y_scale = alt.Scale(domain=[min(values) * 0.95, max(values) * 1.02], zero=False)
     axis = alt.Axis(title="% of linear (bar: 95% interval)", tickCount=MAX_TICKS)
