@@ -91,16 +91,32 @@ def stop(processes: list, grace: float = GRACE_S) -> None:
     """SIGTERM every process still alive (a training worker logs its run as aborted and
     exits), give them ``grace`` seconds together, then SIGKILL the ones left: a rank blocked
     in a collective whose peers have gone never returns to Python to handle the signal."""
-    for p in processes:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + grace
-    for p in processes:
-        p.join(timeout=max(0.0, deadline - time.monotonic()))
-    for p in processes:
-        if p.is_alive():
-            p.kill()
-        p.join(timeout=5)
+    with _signals_held():  # a second Ctrl-C must not leave the workers running
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+        deadline = time.monotonic() + grace
+        for p in processes:
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in processes:
+            if p.is_alive():
+                p.kill()
+            p.join(timeout=5)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM in the block (main thread only: elsewhere Python cannot set
+    handlers, and signals reach the main thread anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
 
 
 def scoped_env(env: dict[str, str]) -> contextlib.AbstractContextManager:

@@ -7,6 +7,7 @@ import os
 import random
 import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -21,8 +22,10 @@ from collector.run.procs import (
     ephemeral_ports_start,
     free_port,
     process_group,
+    raise_on_sigterm,
     scoped_env,
     start,
+    stop,
     wait,
 )
 
@@ -185,3 +188,18 @@ def test_a_failed_rank_brings_down_the_others_and_its_error_is_raised(tmp_path):
         wait(context)
     assert time.monotonic() - began < 2 * GRACE_S + 30
     assert context.processes[1].exitcode == -signal.SIGKILL
+
+
+def test_a_second_signal_while_stopping_still_ends_every_worker(tmp_path):
+    # as Ctrl-C pressed twice: the second comes while the first is stopping the workers
+    raise_on_sigterm()
+    context = start(_deaf, 2, tmp_path)
+    _until_ready(tmp_path, 2)
+    again = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
+    again.start()
+    try:
+        stop(context.processes, grace=3)
+    finally:
+        again.join()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    assert [p.exitcode for p in context.processes] == [-signal.SIGKILL] * 2
