@@ -183,8 +183,8 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
     raw = model
     if wants_compile(spec.params, spec.precision):
         # compiled inside DDP: one graph, its gradients all-reduced once the backward pass
-        # has ended. Compiled around DDP, the graph splits at every gradient bucket; on a
-        # 4 x H200 server that ran Transformer (big) at 65% of linear against 93% eager
+        # has ended (ResNet-50's campaigns ran so). Compiled around DDP, the graph splits at
+        # every gradient bucket: Transformer (big) on 4 x H200 ran slower so than eager
         # (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
         model = compile_model(model)
     if world > 1:
