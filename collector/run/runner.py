@@ -276,14 +276,20 @@ def _run_workers(todo: list[RunSpec], view: _View, result: SuiteResult, console:
     try:
         execute_group(group, reports)
     except KeyboardInterrupt:
-        if reports.current is not None:
-            result.results.append(RunResult(reports.current, "aborted", view.age()))
+        if reports.current is not None:  # aborted, unless its log already ends with run_stop
+            spec = reports.current
+            result.results.append(
+                RunResult(spec, run_finished(spec.log_path) or "aborted", view.age())
+            )
         raise
     except Exception as exc:
         spec = reports.current or todo[0]  # a group that failed to start blames its first run
         console.print(f"[red]{spec.benchmark} run {spec.repeat} crashed:[/red] {exc!r}")
         engine.mark_aborted(spec.log_path)
         ended(spec, "aborted")
+        return
+    for spec in [s for s in group if s in todo]:  # ended without a report: its log says how
+        ended(spec, run_finished(spec.log_path) or "aborted")
 
 
 def outcome(spec: RunSpec, status: str, rates: list[float]) -> dict[str, Any]:
