@@ -121,10 +121,9 @@ def run(
         warmup=warmup,
         batch=batch_size,
     )
+    opts.validate()
     if launcher != "local":  # the torchrun and Slurm launchers print what they run or submit
         raise typer.Exit(launch(opts))
-    if nodes != 1 or node_rank is not None:
-        raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
     if dry_run:  # planning needs no torch
         machine = Machine.detect()
         for line in describe(plan_runs(opts, machine), opts.out or default_out(machine), resume):

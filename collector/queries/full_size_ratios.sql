@@ -6,12 +6,14 @@
 -- its time to train projected from measured throughput (projection). Model b is the one
 -- after model a in name order (H200-SXM after H100-SXM); the ratio b / a is of the mean
 -- window throughputs, with the percentile-bootstrap interval over the windows of both
--- (bootstrap_ratio).
+-- (bootstrap_ratio). One accelerator has no link: of its runs the newest counts, whatever
+-- link its server recorded.
 WITH newest AS (
     SELECT *
     FROM throughput_fractions
     QUALIFY row_number() OVER (
-        PARTITION BY benchmark, precision, accelerators, interconnect, accelerator_model
+        PARTITION BY benchmark, precision, accelerators, accelerator_model,
+            CASE WHEN accelerators > 1 THEN interconnect END
         ORDER BY run_start_unix_s DESC, run_id) = 1
 ),
 sides AS (
@@ -23,7 +25,8 @@ sides AS (
 ),
 pairs AS (
     SELECT
-        a.benchmark, a.precision, a.accelerators, a.interconnect, a.evidence,
+        a.benchmark, a.precision, a.accelerators,
+        CASE WHEN a.accelerators > 1 THEN a.interconnect END AS interconnect, a.evidence,
         a.accelerator_model AS model_a, b.accelerator_model AS model_b,
         b.accelerator_model || ' against ' || a.accelerator_model AS comparison,
         a.run_id AS a_run_id, b.run_id AS b_run_id,
@@ -54,7 +57,8 @@ pairs AS (
     FROM sides AS a
     JOIN sides AS b
         ON b.benchmark = a.benchmark AND b.precision = a.precision
-        AND b.accelerators = a.accelerators AND b.interconnect IS NOT DISTINCT FROM a.interconnect
+        AND b.accelerators = a.accelerators
+        AND (a.accelerators = 1 OR b.interconnect IS NOT DISTINCT FROM a.interconnect)
         AND b.accelerator_model > a.accelerator_model
 )
 SELECT

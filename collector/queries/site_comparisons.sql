@@ -24,7 +24,7 @@ WITH measured AS (
         (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, NULL,
         accelerators, precision,
         CASE interconnect WHEN 'pcie' THEN 'over PCIe'
-            WHEN 'no-p2p' THEN 'NVLink server, peer-to-peer off' END,
+            WHEN 'no-p2p' THEN 'NVLink peer-to-peer disabled (traffic through host memory)' END,
         kind, NULL
     FROM interconnect_delta
     UNION ALL

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import logging
 import os
 import time
@@ -23,12 +24,13 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import torch
 import torch.distributed as dist
 from mlperf_logging.mllog import constants as C
 from mlperf_logging.mllog import mllog
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -47,6 +49,7 @@ COLLECTOR_RUN = "collector_run"
 TRACKED_STATS = "tracked_stats"
 
 AMP_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+COMM_HOOKS = {"bf16": default_hooks.bf16_compress_hook, "fp16": default_hooks.fp16_compress_hook}
 
 
 class RunLog:
@@ -54,12 +57,13 @@ class RunLog:
     module-level logger is a process-wide singleton that only ever adds handlers);
     ``start``/``end``/``event`` are :class:`mllog.MLLogger`'s."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._logger = logging.getLogger(f"collector.mllog.{uuid.uuid4().hex}")
         self._logger.propagate = False
         self._logger.setLevel(logging.INFO)
-        self._handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+        mode = "a" if append else "w"
+        self._handler = logging.FileHandler(path, mode=mode, encoding="utf-8")
         self._handler.setFormatter(logging.Formatter("%(message)s"))
         self._logger.addHandler(self._handler)
         root = str(Path(__file__).resolve().parents[2])
@@ -142,6 +146,22 @@ class Session:
         return samples, time.perf_counter() - t0
 
 
+def data_parallel(model: torch.nn.Module, device: torch.device, options: dict) -> torch.nn.Module:
+    """``model`` in DistributedDataParallel with the suite's ``ddp`` options; ``comm_hook``
+    names a gradient communication hook from :data:`COMM_HOOKS` (``bf16``: on GPUs, gradients
+    cast to bf16 for the all-reduce and back, half the bytes, as references that train in half
+    precision reduce them)."""
+    options = dict(options)
+    hook = options.pop("comm_hook", None)
+    if hook is not None and hook not in COMM_HOOKS:
+        raise ValueError(f"unknown ddp comm_hook {hook!r} (choose from {', '.join(COMM_HOOKS)})")
+    ids = [device.index] if device.type == "cuda" else None
+    ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids, **options)
+    if hook is not None and device.type == "cuda":  # NCCL's reductions; gloo has no bf16 sum
+        ddp.register_comm_hook(None, COMM_HOOKS[hook])
+    return ddp
+
+
 def wants_compile(params: dict, precision: str) -> bool:
     """``params['compile']``: true, or the list of precisions under which to compile."""
     flag = params.get("compile", False)
@@ -162,12 +182,13 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         model = model.to(memory_format=torch.channels_last)
     raw = model
     if wants_compile(spec.params, spec.precision):
+        # compiled inside DDP: one graph, its gradients all-reduced once the backward pass
+        # has ended (ResNet-50's campaigns ran so). Compiled around DDP, the graph splits at
+        # every gradient bucket: Transformer (big) on 4 x H200 ran slower so than eager
+        # (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
         model = compile_model(model)
     if world > 1:
-        ids = [device.index] if device.type == "cuda" else None
-        model = torch.nn.parallel.DistributedDataParallel(
-            model, device_ids=ids, **spec.params.get("ddp", {})
-        )
+        model = data_parallel(model, device, spec.params.get("ddp", {}))
     opt = workload.make_optimizer(model)
     scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
     autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
@@ -303,6 +324,8 @@ def measure(
             "step_flops_per_accelerator": flops,
             "compiled": wants_compile(spec.params, spec.precision),
         }
+        if ctx.world > 1:
+            facts["data_parallel"] = dict(spec.params.get("ddp", {}))
         if ctx.device.type == "cuda":
             facts["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(ctx.device) / 2**30, 3)
         log.event(COLLECTOR_RUN, spec.collector_run() | {"throughput": facts})
@@ -318,14 +341,64 @@ def measure(
     return "success"
 
 
-def worker(rank: int, spec: RunSpec, world: int, port: int) -> None:
-    """Entry point of one spawned data-parallel process (NCCL on GPUs, gloo on CPU)."""
+def release(device: torch.device) -> None:
+    """Free what a finished run left before the next one starts. A run's workload can sit in
+    a reference cycle until the cycle collector happens to run: torch.fx keeps the frame that
+    first imports torch._dynamo, and with it the frames of the run whose optimizer triggered
+    that import, its model and its data. The next run needs that memory at once: on an 80 GB
+    GPU a second ResNet-50 `small` run did not fit beside the first one's 25 GiB of images."""
+    gc.collect()
+    if device.type == "cuda":
+        # blocks cut to the last run's sizes would not hold the next run's large tensors
+        torch.cuda.empty_cache()
+
+
+def worker(rank: int, specs: list[RunSpec], world: int, port: int, events: Any = None) -> None:
+    """Entry point of one spawned data-parallel process (NCCL on GPUs, gloo on CPU): joins the
+    group once and trains ``specs`` (runs of one configuration) in turn. Rank 0 puts
+    ``("start", k)``, each progress report ``(kind, k, epoch, value)`` and ``("stop", k,
+    status)`` on ``events`` for the k-th run. Each run builds its own model, optimizer and
+    data; compiled graphs and cuDNN's algorithm choices carry over from one run to the next."""
     raise_on_sigterm()
-    os.environ.update(spec.env)
-    cuda = spec.accelerators > 0
+    os.environ.update(specs[0].env)
+    cuda = specs[0].accelerators > 0
     if cuda:
         torch.cuda.set_device(rank)
     device = torch.device("cuda", rank) if cuda else torch.device("cpu")
     backend = "nccl" if cuda else "gloo"
+    report = events is not None and rank == 0
     with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
-        train(spec, rank, world, device)
+        for k, spec in enumerate(specs):
+            if report:
+                events.put(("start", k))
+            progress = functools.partial(_put, events, k) if report else None
+            status = train(spec, rank, world, device, progress)
+            if report:
+                events.put(("stop", k, status))
+            release(device)
+
+
+def _put(events: Any, k: int, kind: str, epoch: int, value: float) -> None:
+    events.put((kind, k, epoch, value))
+
+
+def mark_aborted(log_path: Path) -> None:
+    """End ``log_path`` with ``run_stop`` status ``aborted`` unless it already ends with a
+    ``run_stop`` (a rank killed mid-run could not write its own): the run stays a complete,
+    parseable record of what happened. A log that was never begun is left absent."""
+    if not log_path.is_file():
+        return
+    lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    last = lines[-1] if lines else ""
+    if '"key": "run_stop"' in last and last.endswith("}"):
+        return
+    started = any('"key": "run_start"' in line for line in lines)
+    with open(log_path, "a", encoding="utf-8") as f:
+        if lines and not last.endswith("}"):
+            f.write("\n")  # a line cut short by the kill stays one bad line, not two
+    log = RunLog(log_path, append=True)
+    if not started:
+        log.end(C.INIT_STOP)
+        log.start(C.RUN_START)
+    log.end(C.RUN_STOP, metadata={"status": "aborted"})
+    log.close()

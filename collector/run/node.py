@@ -57,8 +57,7 @@ def parser() -> argparse.ArgumentParser:
 def options(argv: list[str] | None = None) -> Options:
     """Parse node arguments into :class:`Options` (one interconnect: NCCL reads it at start)."""
     opts = Options(**vars(parser().parse_args(argv)), ingest=False, launcher="torchrun")
-    if len(opts.interconnects or []) != 1:
-        raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
+    opts.validate()
     return opts
 
 

@@ -44,9 +44,13 @@ class Machine:
         return cls(hostname(), cpu_model(), cores, names)
 
 
+LAUNCHERS = ("local", "torchrun", "slurm")
+
+
 @dataclass
 class Options:
-    """The ``collector run`` options, as a plain object the API and tests share."""
+    """The ``collector run`` options, as a plain object the CLI, the API, the node processes
+    and the launchers share; :meth:`validate` is the one place they are checked."""
 
     suite: str = "v0.5"
     benchmarks: list[str] | None = None
@@ -71,6 +75,82 @@ class Options:
     steps: int | None = None  # steps per timed window
     warmup: int | None = None  # untimed steps
     batch: int | None = None  # samples per accelerator
+
+    def validate(self, suite: Suite | None = None, machine: Machine | None = None) -> Suite:
+        """Raise :class:`RunError` naming the first option that cannot run; return the suite.
+
+        Without ``machine`` only what holds on any host is checked; with it also what this
+        host allows (precisions and interconnects that need GPUs, no more GPUs than it has).
+        """
+        suite = suite or load_suite(self.suite)
+        self._check_launch()
+        unknown = [b for b in self.benchmarks or [] if b not in suite.benchmarks]
+        if unknown:
+            known = ", ".join(suite.benchmarks)
+            raise RunError(f"unknown benchmark(s) {', '.join(unknown)} (known: {known})")
+        if self.scale != "auto" and self.scale not in SCALES:
+            raise RunError(f"unknown scale {self.scale!r} (choose from auto, {', '.join(SCALES)})")
+        for p in self.precisions or []:
+            if p not in PRECISIONS:
+                raise RunError(f"unknown precision {p!r} (choose from {', '.join(PRECISIONS)})")
+        for ic in self.interconnects:
+            if ic not in INTERCONNECTS:
+                choices = ", ".join(INTERCONNECTS)
+                raise RunError(f"unknown interconnect {ic!r} (choose from {choices})")
+        for g in self.gpus:
+            if g < 1:
+                raise RunError(f"--gpus must be >= 1, got {g}")
+        if self.repeats is not None and self.repeats < 1:
+            raise RunError("--repeats must be >= 1")
+        for name, v in (("--steps", self.steps), ("--batch-size", self.batch)):
+            if v is not None and v < 1:
+                raise RunError(f"{name} must be >= 1, got {v}")
+        if self.warmup is not None and self.warmup < 0:
+            raise RunError(f"--warmup must be >= 0, got {self.warmup}")
+        tuned = self.steps is not None or self.warmup is not None or self.batch is not None
+        if self.scale != "throughput" and tuned:
+            raise RunError("--steps, --warmup and --batch-size apply to --scale throughput only")
+        if self.scale == "full" and self.data_root is None:
+            raise RunError("--scale full needs --data-root")
+        if machine is not None:
+            self._check_host(machine)
+        return suite
+
+    def _check_launch(self) -> None:
+        if self.launcher not in LAUNCHERS:
+            choices = ", ".join(LAUNCHERS)
+            raise RunError(f"unknown launcher {self.launcher!r} (choose from {choices})")
+        if self.nodes < 1:
+            raise RunError(f"--nodes must be >= 1, got {self.nodes}")
+        if self.launcher == "local":
+            if self.nodes != 1 or self.node_rank is not None:
+                raise RunError("--nodes and --node-rank need --launcher torchrun or slurm")
+            return
+        if len(self.gpus) != 1 or self.gpus[0] < 1:
+            raise RunError("a multi-node job takes one width: --gpus-per-node G (G >= 1)")
+        if len(self.interconnects) != 1:
+            raise RunError("a multi-node job runs one --interconnect; launch one job per setting")
+        if self.node_rank is not None and not 0 <= self.node_rank < self.nodes:
+            raise RunError(f"--node-rank must be in 0..{self.nodes - 1}, got {self.node_rank}")
+        if self.rdzv_endpoint is not None:
+            host, _, port = self.rdzv_endpoint.rpartition(":")
+            if not host or not port.isdigit():
+                raise RunError(f"--rdzv-endpoint expects host:port, got {self.rdzv_endpoint!r}")
+
+    def _check_host(self, machine: Machine) -> None:
+        if machine.gpu_names:
+            for g in self.gpus:
+                if g > len(machine.gpu_names):
+                    raise RunError(f"--gpus {g}: this machine has {len(machine.gpu_names)} GPU(s)")
+            return
+        for p in self.precisions or []:
+            if p in ("tf32", "fp16"):
+                raise RunError(f"precision {p} needs a GPU; on CPU use fp32 or bf16")
+        for ic in self.interconnects:
+            if ic != "default":
+                raise RunError(
+                    f"interconnect {ic} needs GPUs (NCCL); on CPU only 'default' applies"
+                )
 
 
 def comma_list(text: str | None) -> list[str] | None:
@@ -108,46 +188,11 @@ def default_out(machine: Machine) -> Path:
 
 def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> list[RunSpec]:
     """Every run the options ask for, in execution order (config, benchmark, repeat)."""
-    suite = suite or load_suite(opts.suite)
+    suite = opts.validate(suite, machine)
     on_gpu = bool(machine.gpu_names)
     scale = opts.scale if opts.scale != "auto" else ("small" if on_gpu else "tiny")
-    if scale not in SCALES:
-        raise RunError(f"unknown scale {scale!r} (choose from auto, {', '.join(SCALES)})")
     names = opts.benchmarks or list(suite.benchmarks)
-    unknown = [b for b in names if b not in suite.benchmarks]
-    if unknown:
-        raise RunError(
-            f"unknown benchmark(s) {', '.join(unknown)} (known: {', '.join(suite.benchmarks)})"
-        )
     precisions = opts.precisions or (["bf16"] if on_gpu else ["fp32"])
-    for p in precisions:
-        if p not in PRECISIONS:
-            raise RunError(f"unknown precision {p!r} (choose from {', '.join(PRECISIONS)})")
-        if not on_gpu and p in ("tf32", "fp16"):
-            raise RunError(f"precision {p} needs a GPU; on CPU use fp32 or bf16")
-    for ic in opts.interconnects:
-        if ic not in INTERCONNECTS:
-            raise RunError(f"unknown interconnect {ic!r} (choose from {', '.join(INTERCONNECTS)})")
-        if ic != "default" and not on_gpu:
-            raise RunError(f"interconnect {ic} needs GPUs (NCCL); on CPU only 'default' applies")
-    for g in opts.gpus:
-        if g < 1:
-            raise RunError(f"--gpus must be >= 1, got {g}")
-        if on_gpu and g > len(machine.gpu_names):
-            raise RunError(f"--gpus {g}: this machine has {len(machine.gpu_names)} GPU(s)")
-    if opts.nodes < 1:
-        raise RunError(f"--nodes must be >= 1, got {opts.nodes}")
-    if opts.repeats is not None and opts.repeats < 1:
-        raise RunError("--repeats must be >= 1")
-    for name, v in (("--steps", opts.steps), ("--batch-size", opts.batch)):
-        if v is not None and v < 1:
-            raise RunError(f"{name} must be >= 1, got {v}")
-    if opts.warmup is not None and opts.warmup < 0:
-        raise RunError(f"--warmup must be >= 0, got {opts.warmup}")
-    if scale != "throughput" and (opts.steps or opts.warmup is not None or opts.batch):
-        raise RunError("--steps, --warmup and --batch-size apply to --scale throughput only")
-    if scale == "full" and opts.data_root is None:
-        raise RunError("--scale full needs --data-root")
     out = opts.out or default_out(machine)
     accel = machine.gpu_names[0] if on_gpu else machine.cpu
     short = accel_short(accel) if on_gpu else "cpu"

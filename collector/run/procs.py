@@ -1,6 +1,7 @@
-"""Helpers for the processes a run spawns: a free rendezvous port, a scoped environment, a
-process group that is gone before its process exits, and SIGTERM turned into
-KeyboardInterrupt (so a terminated run is logged as aborted)."""
+"""Helpers for the processes a run spawns: a free rendezvous port, starting and stopping
+workers (every one ends within seconds of an interrupt), a scoped environment, a process group
+that is gone before its process exits, and SIGTERM turned into KeyboardInterrupt (so a
+terminated run is logged as aborted)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import random
 import signal
 import socket
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +23,8 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 LOWEST_PORT = 10000
+#: seconds the processes of a job get to end on their own before they are killed
+GRACE_S = 10.0
 PORT_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
 
 
@@ -58,19 +62,61 @@ def ephemeral_ports_start() -> int:
 
 
 def spawn(fn: Callable[..., None], nprocs: int, *args: Any) -> None:
-    """Run ``fn(rank, *args)`` in ``nprocs`` spawned processes until they end; on an interrupt,
-    terminate them (SIGTERM: a training worker logs run_stop aborted and exits) and re-raise."""
-    ctx = mp.start_processes(fn, args=args, nprocs=nprocs, join=False, start_method="spawn")
+    """Run ``fn(rank, *args)`` in ``nprocs`` spawned processes until they end (see
+    :func:`start` and :func:`wait`)."""
+    wait(start(fn, nprocs, *args))
+
+
+def start(fn: Callable[..., None], nprocs: int, *args: Any) -> mp.ProcessContext:
+    """Start ``fn(rank, *args)`` in ``nprocs`` spawned processes; they inherit the environment
+    as it is now."""
+    return mp.start_processes(fn, args=args, nprocs=nprocs, join=False, start_method="spawn")
+
+
+def wait(ctx: mp.ProcessContext, poll: Callable[[], None] = lambda: None) -> None:
+    """Wait for every process of ``ctx``, calling ``poll`` between checks. When one fails, the
+    others get :data:`GRACE_S` seconds to end before they are killed, and its error is
+    raised; on an interrupt (Ctrl-C, SIGTERM) all of them are stopped (:func:`stop`) and the
+    interrupt re-raised."""
     try:
-        while not ctx.join(timeout=0.5):
-            pass
+        while not ctx.join(timeout=0.2, grace_period=GRACE_S):
+            poll()
+        poll()
     except BaseException:
-        for p in ctx.processes:
+        stop(ctx.processes)
+        raise
+
+
+def stop(processes: list, grace: float = GRACE_S) -> None:
+    """SIGTERM every process still alive (a training worker logs its run as aborted and
+    exits), give them ``grace`` seconds together, then SIGKILL the ones left: a rank blocked
+    in a collective whose peers have gone never returns to Python to handle the signal."""
+    with _signals_held():  # a second Ctrl-C must not leave the workers running
+        for p in processes:
             if p.is_alive():
                 p.terminate()
-        for p in ctx.processes:
-            p.join(timeout=30)
-        raise
+        deadline = time.monotonic() + grace
+        for p in processes:
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in processes:
+            if p.is_alive():
+                p.kill()
+            p.join(timeout=5)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM in the block (main thread only: elsewhere Python cannot set
+    handlers, and signals reach the main thread anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
 
 
 def scoped_env(env: dict[str, str]) -> contextlib.AbstractContextManager:

@@ -22,6 +22,7 @@ from collector.site.pages import (
     benchmarks,
     compare,
     downloads,
+    full_size,
     guide,
     home,
     method,
@@ -39,12 +40,6 @@ SHEETS = (
     ("systems.md.j2", "systems/index.md", "Systems", ("site_systems",)),
     ("rounds.md.j2", "rounds.md", "Rounds", ("site_round_gains",)),
     ("local_checks.md.j2", "local-checks.md", "Local pipeline checks", ("site_scores",)),
-    (
-        "full_size.md.j2",
-        "full-size.md",
-        "Full-size runs",
-        ("full_size_ratios", "full_size_scaling"),
-    ),
 )
 
 
@@ -66,6 +61,7 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         ("sources.md.j2", sources.page(data)),
         ("data.md.j2", downloads.page(data)),
         ("method_sql.md.j2", method.page(data)),
+        ("full_size.md.j2", full_size.page(data)),
     ]
     out += [
         (template, Sheet(path, title, data.snapshot, rows={t: data.rows(t) for t in tables}))

@@ -280,6 +280,17 @@ def dots(
     return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
 
 
+def _accelerators_axis(rows: Sequence[Row]) -> alt.X:
+    """Accelerator counts on a log2 axis, ticks at the counts measured."""
+    counts = sorted({r["accelerators"] for r in rows})
+    return alt.X(
+        "accelerators:Q",
+        scale=alt.Scale(type="log", base=2),
+        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),
+        title="accelerators",
+    )
+
+
 def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
     """Minutes to train against accelerator count, one line per series, with bars from the
     fastest to the slowest converged run.
@@ -289,13 +300,7 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
     fields = ("score_minutes", "fastest_minutes", "slowest_minutes")
     param = "log_scaling" if is_wide(rows, fields) else None
     base = _texts(_scaled(_base(rows), fields, param), fields, True)
-    counts = sorted({r["accelerators"] for r in rows})
-    x = alt.X(
-        "accelerators:Q",
-        scale=alt.Scale(type="log", base=2),
-        axis=alt.Axis(values=counts, format="d", labelOverlap="greedy"),  # measured counts
-        title="accelerators",
-    )
+    x = _accelerators_axis(rows)
     axis, scale = _axis_scale(rows, fields, "time to train", param, True)
     tooltip = [
         alt.Tooltip("series:N", title="configuration"),
@@ -320,6 +325,44 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
         tooltip=tooltip,
     )
     return _finish(alt.layer(bars, line), title, description, param, log_first(rows, fields))
+
+
+def efficiency(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart:
+    """Percentage of linear against accelerator count on one server: a line per benchmark
+    and link (dashed where NVLink peer-to-peer was disabled), a bar per point over its
+    interval, a rule at 100% (linear).
+
+    Rows: accelerators, value, low, high (None where there is no interval), series, link,
+    value_text.
+    """
+    x = _accelerators_axis(rows)
+    values = _values(rows, ("value", "low", "high")) + [100.0]
+    y_scale = alt.Scale(domain=[min(values) * 0.95, max(values) * 1.02], zero=False)
+    axis = alt.Axis(title="% of linear (bar: 95% interval)", tickCount=MAX_TICKS)
+    tooltip = [
+        alt.Tooltip("series:N", title="benchmark"),
+        alt.Tooltip("link:N", title="link"),
+        alt.Tooltip("accelerators:Q"),
+        alt.Tooltip("value_text:N", title="% of linear"),
+    ]
+    base = _base(rows)
+    color = _color("series:N", "benchmark")
+    legend = alt.Legend(symbolType="stroke", labelLimit=0)
+    dash = alt.StrokeDash("link:N", title="link", legend=legend)
+    bars = base.mark_rule().encode(
+        x=x, y=alt.Y("low:Q", axis=axis, scale=y_scale), y2="high:Q", color=color
+    )
+    line = base.mark_line(point=True).encode(
+        x=x,
+        y=alt.Y("value:Q", axis=axis, scale=y_scale),
+        color=color,
+        strokeDash=dash,
+        detail="link:N",
+        tooltip=tooltip,
+    )
+    linear = alt.Chart(alt.Data(values=[{"linear": 100.0}])).mark_rule(strokeDash=[2, 3])
+    layers = alt.layer(linear.encode(y=alt.Y("linear:Q", scale=y_scale)), bars, line)
+    return _finish(layers, title, description, None)
 
 
 def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.Chart:

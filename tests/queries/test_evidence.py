@@ -95,7 +95,15 @@ def con(tmp_path_factory):
     nop2p, nop2p_events = local(
         "h100", "H100-SXM", "resnet", [1500.0, 1600.0, 1700.0], 2, "no-p2p", 1
     )
-    runs = [h100, h200, ssd, pair, nop2p]
+    # older one-GPU runs of both models on one-GPU machines, which record no link: one
+    # accelerator has none, so they are the same setting as the servers' one-GPU runs
+    alone = [
+        local(host, model, "resnet", [rate], interconnect="none")
+        for host, model, rate in (("h100one", "H100-SXM", 500.0), ("h200one", "H200-SXM", 600.0))
+    ]
+    for row, _ in alone:
+        row["run_start_unix_s"] = -100.0
+    runs = [h100, h200, ssd, pair, nop2p] + [row for row, _ in alone]
     runs += [official("big", 8, 1500.0, 0), official("p", 4, 2000.0, 0)]
     runs += [official("q", 4, 2400.0, 0), official("q", 4, 2600.0, 1)]
     # from v2.0 the benchmark named ssd is RetinaNet: another workload, never a reference
@@ -116,6 +124,7 @@ def con(tmp_path_factory):
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
     events = h100_events + h200_events + ssd_events + pair_events + nop2p_events
+    events += [e for _, more in alone for e in more]
     tables["events"] = load("events").table_from_rows(events)
     tables["systems"] = load("systems").table_from_rows(systems)
     store = tmp_path_factory.mktemp("evidence") / "store"
@@ -174,7 +183,9 @@ def test_no_official_result_of_the_chip_or_the_workload_gives_null_and_why(con):
 
 
 def test_two_models_side_by_side_with_the_ratio_of_their_windows(con):
-    (row,) = rows(con, "full_size_ratios")  # ssd ran on one model only
+    # ssd ran on one model only; of each model's one-GPU runs the newest, whatever its link
+    (row,) = rows(con, "full_size_ratios")
+    assert (row["accelerators"], row["interconnect"]) == (1, None)
     assert (row["benchmark"], row["comparison"]) == ("resnet", "H200-SXM against H100-SXM")
     assert (row["a_samples_per_s_per_accelerator"], row["b_samples_per_s_per_accelerator"]) == (
         1000.0,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import weakref
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -13,6 +15,7 @@ from collector.ingest.check import mlperf_check
 from collector.run import engine
 from collector.run.plan import Options, plan_runs, run_finished
 from collector.run.runner import execute, run_suite
+from collector.run.suite import load_suite
 
 
 def read_log(path: Path) -> list[dict]:
@@ -226,3 +229,59 @@ def test_a_run_that_reaches_its_target_early_says_so_on_its_progress_line(cpu_ma
     line = next(ln for ln in console.export_text().splitlines() if ln.startswith("epoch"))
     assert line.rstrip().endswith(f"reached target at epoch {epoch}")
     assert f"{epoch}/{epoch}" in line
+
+
+def test_runs_of_one_configuration_share_their_workers_and_a_crash_spares_the_rest(
+    cpu_machine, tmp_path
+):
+    # NCF's model cannot be built (its layer sizes are gone): its runs crash in both ranks,
+    # are logged as aborted, and MiniGo's runs go on in a fresh set of workers.
+    suite = copy.deepcopy(load_suite("v0.5"))
+    ncf = suite.benchmarks["ncf"].scales["tiny"]
+    params = {k: v for k, v in ncf.params.items() if k != "layers"}
+    suite.benchmarks["ncf"].scales["tiny"] = replace(ncf, params=params)
+    opts = Options(
+        benchmarks=["ncf", "minigo"],
+        repeats=2,
+        gpus=[2],
+        out=tmp_path,
+        ingest=False,
+        ceilings=False,
+    )
+    console = Console(record=True, width=200)
+    result = run_suite(opts, cpu_machine, console, suite=suite)
+    assert [(r.spec.benchmark, r.status) for r in result.results] == [
+        ("ncf", "aborted"),
+        ("ncf", "aborted"),
+        ("minigo", "success"),
+        ("minigo", "success"),
+    ]
+    assert "ncf run 0 crashed" in console.export_text()
+    for r in result.results:
+        last = read_log(r.spec.log_path)[-1]
+        assert last["key"] == "run_stop" and last["metadata"]["status"] == r.status
+        assert r.spec.telemetry_path.is_file()
+
+
+def test_a_log_cut_short_is_ended_as_aborted(tmp_path):
+    log = tmp_path / "result_0.txt"
+    engine.mark_aborted(log)
+    assert not log.exists()  # a run that never began leaves no log
+    run = engine.RunLog(log)
+    run.start("init_start")
+    run.end("init_stop")
+    run.start("run_start")
+    run.close()
+    with open(log, "a") as f:
+        f.write(':::MLLOG {"namespace": "", "time_ms": 17')  # killed mid-line
+    engine.mark_aborted(log)
+    lines = log.read_text().splitlines()
+    assert lines[-2] == ':::MLLOG {"namespace": "", "time_ms": 17'
+    assert json.loads(lines[-1][len(":::MLLOG ") :])["metadata"]["status"] == "aborted"
+    engine.mark_aborted(log)
+    assert log.read_text().splitlines() == lines  # already ended: left as it is
+    early = tmp_path / "result_1.txt"
+    engine.RunLog(early).start("init_start")
+    engine.mark_aborted(early)
+    keys = [json.loads(ln[len(":::MLLOG ") :])["key"] for ln in early.read_text().splitlines()]
+    assert keys == ["init_start", "init_stop", "run_start", "run_stop"]

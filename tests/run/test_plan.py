@@ -95,3 +95,36 @@ def test_run_finished_reads_the_last_line(tmp_path: Path):
     assert run_finished(log) is None
     log.write_text((stop % "success") + ':::MLLOG {"key": "epoch_start", "metadata": {}}\n')
     assert run_finished(log) is None
+
+
+@pytest.mark.parametrize(
+    ("opts", "message"),
+    [
+        (Options(nodes=2), "need --launcher torchrun or slurm"),
+        (Options(node_rank=0), "need --launcher torchrun or slurm"),
+        (Options(launcher="mpirun"), "unknown launcher"),
+        (Options(launcher="torchrun", nodes=2, gpus=[1, 2]), "one width"),
+        (Options(launcher="torchrun", interconnects=["default", "no-p2p"]), "one --interconnect"),
+        (Options(launcher="slurm", nodes=2, node_rank=2), "--node-rank must be in 0..1"),
+        (Options(launcher="torchrun", rdzv_endpoint="node0"), "host:port"),
+        (Options(gpus=[0]), "--gpus must be >= 1"),
+        (Options(scale="throughput", warmup=-1), "--warmup must be >= 0"),
+        (Options(precisions=["fp8"]), "unknown precision"),
+        (Options(interconnects=["pcie"]), "unknown interconnect"),
+    ],
+)
+def test_the_api_refuses_what_the_cli_refuses(cpu_machine, opts, message):
+    # one check for the CLI, the Python API, the node processes and the launchers
+    with pytest.raises(RunError, match=message):
+        opts.validate()
+    with pytest.raises(RunError, match=message):
+        plan_runs(opts, cpu_machine)
+
+
+def test_host_checks_need_the_host(cpu_machine):
+    gpu = Machine(host="node1", cpu="Xeon", cores=64, gpu_names=("NVIDIA H200",) * 4)
+    wide = Options(gpus=[8])
+    wide.validate()  # any host may have eight GPUs
+    with pytest.raises(RunError, match="this machine has 4 GPU"):
+        wide.validate(machine=gpu)
+    Options(gpus=[8], launcher="torchrun", nodes=2).validate(machine=cpu_machine)

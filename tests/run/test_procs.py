@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -15,11 +17,16 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from collector.run.procs import (
+    GRACE_S,
     LOWEST_PORT,
     ephemeral_ports_start,
     free_port,
     process_group,
+    raise_on_sigterm,
     scoped_env,
+    start,
+    stop,
+    wait,
 )
 
 
@@ -137,3 +144,62 @@ def test_scoped_env_restores():
     with scoped_env({"COLLECTOR_TEST_VAR": "1"}):
         assert os.environ["COLLECTOR_TEST_VAR"] == "1"
     assert "COLLECTOR_TEST_VAR" not in os.environ
+
+
+def _deaf(rank: int, ready: Path) -> None:
+    """A rank that cannot handle SIGTERM, as one blocked in a collective whose peers are gone."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    (ready / str(rank)).touch()
+    time.sleep(600)
+
+
+def _until_ready(ready: Path, ranks: int) -> None:
+    deadline = time.monotonic() + 120
+    while len(list(ready.iterdir())) < ranks:
+        assert time.monotonic() < deadline, "the workers never started"
+        time.sleep(0.05)
+
+
+def test_an_interrupt_stops_workers_that_ignore_sigterm_within_the_grace_period(tmp_path):
+    context = start(_deaf, 2, tmp_path)
+    _until_ready(tmp_path, 2)
+    began = time.monotonic()
+
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        wait(context, interrupt)
+    assert GRACE_S <= time.monotonic() - began < GRACE_S + 10
+    assert [p.exitcode for p in context.processes] == [-signal.SIGKILL] * 2
+
+
+def _fail_once_ready(rank: int, ready: Path) -> None:
+    if rank == 0:
+        _until_ready(ready, 1)
+        raise RuntimeError("rank 0 failed on purpose")
+    _deaf(rank, ready)
+
+
+def test_a_failed_rank_brings_down_the_others_and_its_error_is_raised(tmp_path):
+    context = start(_fail_once_ready, 2, tmp_path)
+    began = time.monotonic()
+    with pytest.raises(mp.ProcessRaisedException, match="failed on purpose"):
+        wait(context)
+    assert time.monotonic() - began < 2 * GRACE_S + 30
+    assert context.processes[1].exitcode == -signal.SIGKILL
+
+
+def test_a_second_signal_while_stopping_still_ends_every_worker(tmp_path):
+    # as Ctrl-C pressed twice: the second comes while the first is stopping the workers
+    raise_on_sigterm()
+    context = start(_deaf, 2, tmp_path)
+    _until_ready(tmp_path, 2)
+    again = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
+    again.start()
+    try:
+        stop(context.processes, grace=3)
+    finally:
+        again.join()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    assert [p.exitcode for p in context.processes] == [-signal.SIGKILL] * 2

@@ -139,3 +139,27 @@ def test_two_data_parallel_processes_count_both_ranks_samples(cpu_machine, tmp_p
     assert {r["key"]: r["value"] for r in recs}["global_batch_size"] == 8  # 4 per process
     for w in (r["value"] for r in recs if r["key"] == "tracked_stats"):
         assert w["throughput"] == pytest.approx(8 / (w["step_time_ms"] / 1000), rel=1e-6)
+
+
+@pytest.mark.parametrize("benchmark", ["maskrcnn", "transformer", "resnet"])
+def test_every_rank_trains_on_the_batch_of_a_one_accelerator_run(benchmark):
+    # Mask R-CNN's work per step depends on its images' objects: each rank of a wider run
+    # draws the one-GPU run's batch, so the efficiency compares equal work
+    import torch
+
+    from collector.run.types import RunContext
+    from collector.run.workloads import workload_class
+
+    params = tiny_throughput_suite().benchmarks[benchmark].scales["throughput"].params
+    cpu = torch.device("cpu")
+
+    def batch(rank: int, world: int) -> tuple:
+        ctx = RunContext(cpu, rank, world, seed=1)
+        workload = workload_class(benchmark)(params, "throughput", ctx)
+        assert workload.global_batch_size == 4 * world
+        return next(iter(workload.train_batches(1)))
+
+    alone = batch(0, 1)
+    assert len(alone[0]) == 4
+    for rank in (0, 2):
+        assert all(torch.equal(a, b) for a, b in zip(alone, batch(rank, 4), strict=True))

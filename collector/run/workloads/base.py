@@ -7,6 +7,7 @@ precision, the optimizer step, logging and the stop rule.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -99,20 +100,29 @@ class Workload(ABC):
         return batch
 
     def synthetic_sizes(self) -> tuple[int, int]:
-        """Training and held-out samples of the synthetic data: at ``throughput`` one global
-        batch (each rank trains on its share of it) and a single held-out sample; otherwise
-        the suite's ``train_samples`` and ``eval_samples``."""
+        """Training and held-out samples of the synthetic data: at ``throughput`` one
+        accelerator's batch and a single held-out sample; otherwise the suite's
+        ``train_samples`` and ``eval_samples``."""
         if self.scale == "throughput":
-            return self.global_batch_size, 1
+            return self.global_batch_size // self.ctx.world, 1
         return int(self.params["train_samples"]), int(self.params["eval_samples"])
 
     def hold_out(self, tensors: Sequence[torch.Tensor], n_eval: int) -> None:
         """Evaluate on the last ``n_eval`` samples of ``tensors`` (moved to the device); train
-        on the others, shuffled and sharded by rank."""
+        on the others, shuffled and sharded by rank.
+
+        At ``throughput`` every rank draws the same batch, the one a one-accelerator run trains
+        on, and trains on all of it: where a step's work depends on the data (Mask R-CNN's
+        objects and proposals), each rank then does the work of that run, and the efficiency
+        against it measures the parallel run, not a different draw of images."""
         n = tensors[0].shape[0] - n_eval
         self.eval_set = [t[n:].to(self.ctx.device) for t in tensors]
         self.n_eval = n_eval
         train = [t[:n] for t in tensors]
+        if self.scale == "throughput":
+            alone = dataclasses.replace(self.ctx, rank=0, world=1)
+            self.shards = TensorShards(train, n, alone, self.ctx.seed)
+            return
         self.shards = TensorShards(train, self.global_batch_size, self.ctx, self.ctx.seed)
 
     @abstractmethod

@@ -1,0 +1,122 @@
+"""The Full-size runs page: its scaling chart per server, the words for each link, and the
+accelerator models side by side at equal counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collector.site import charts
+from collector.site.pages import full_size
+from collector.site.render import render
+
+NO_P2P = "NVLink peer-to-peer disabled (traffic through host memory)"
+
+
+def cells(text: str, column: int) -> list[str]:
+    """One column of the page's table rows, Markdown escapes undone."""
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| [")]
+    return [r[column].replace("\\(", "(").replace("\\)", ")") for r in rows]
+
+
+def scaling_row(benchmark: str, gpus: int, interconnect: str, pct: float, **extra: Any) -> dict:
+    return {
+        "submitter": "h200-x4-full",
+        "benchmark": benchmark,
+        "precision": "bf16",
+        "accelerator_model": "H200-SXM",
+        "accelerators": gpus,
+        "interconnect": interconnect,
+        "efficiency_pct": pct,
+        "efficiency_ci_low_pct": pct - 2,
+        "efficiency_ci_high_pct": pct + 2,
+        "samples_per_s_per_accelerator": 3000.0,
+        "one_samples_per_s_per_accelerator": 3200.0,
+        "of_linked_ratio": 0.5 if interconnect == "no-p2p" else None,
+        "of_linked_ci_low_ratio": 0.45 if interconnect == "no-p2p" else None,
+        "of_linked_ci_high_ratio": 0.55 if interconnect == "no-p2p" else None,
+        **extra,
+    }
+
+
+class Data:
+    """What the page reads of a site's data: derived tables by name and the snapshot."""
+
+    snapshot = "snap-000001"
+
+    def __init__(self, **tables: list[dict]) -> None:
+        self.tables = tables
+
+    def rows(self, name: str) -> list[dict]:
+        return self.tables.get(name, [])
+
+
+def test_the_scaling_chart_plots_percent_of_linear_against_the_measured_counts() -> None:
+    rows = [
+        {"accelerators": 1, "value": 100.0, "low": None, "high": None, "series": "GNMT",
+         "link": "NVLink", "value_text": "100.0%"},
+        {"accelerators": 4, "value": 93.9, "low": 93.4, "high": 94.5, "series": "GNMT",
+         "link": "NVLink", "value_text": "93.9%"},
+    ]  # fmt: skip
+    spec = charts.efficiency(rows, "t", "d").to_dict()
+    linear, bars, line = spec["layer"]
+    assert linear["data"]["values"] == [{"linear": 100.0}]
+    assert (bars["encoding"]["y"]["field"], bars["encoding"]["y2"]["field"]) == ("low", "high")
+    x = line["encoding"]["x"]
+    assert x["scale"]["type"] == "log" and x["axis"]["values"] == [1, 4]
+    assert line["encoding"]["strokeDash"]["field"] == "link"
+    low, high = line["encoding"]["y"]["scale"]["domain"]
+    assert low < 93.4 and high > 100.0  # every point, its interval and linear are in view
+
+
+def test_each_server_gets_a_chart_whose_lines_start_at_one_accelerator() -> None:
+    data = Data(
+        full_size_scaling=[
+            scaling_row("gnmt", 4, "nvlink", 93.9),
+            scaling_row("gnmt", 4, "no-p2p", 47.0),
+            scaling_row("gnmt", 2, "nvlink", 95.0, submitter="h100-x2-full"),
+        ]
+    )
+    sheet = full_size.page(data)
+    assert list(sheet.charts) == ["h200-x4-full", "h100-x2-full"]
+    (ref,) = sheet.charts["h200-x4-full"]
+    assert ref.chart_id == "full-size-scaling-h200-x4-full"
+    points = [p for layer in ref.spec["layer"][1:] for p in layer["data"]["values"]]
+    lines = {(p["link"], p["accelerators"]): p["value"] for p in points}
+    assert lines == {
+        ("NVLink", 1): 100.0,
+        ("NVLink", 4): 93.9,
+        (NO_P2P, 1): 100.0,
+        (NO_P2P, 4): 47.0,
+    }
+    assert [r["link"] for r in sheet.rows["full_size_scaling"]] == ["NVLink", NO_P2P, "NVLink"]
+
+
+def test_the_page_names_peer_to_peer_off_truthfully_and_says_how_a_pcie_server_differs() -> None:
+    data = Data(full_size_scaling=[scaling_row("gnmt", 4, "nvlink", 93.9),
+                                   scaling_row("gnmt", 4, "no-p2p", 47.0)])  # fmt: skip
+    text = render("full_size.md.j2", full_size.page(data))
+    assert cells(text, 3) == ["NVLink", NO_P2P]
+    assert "peer-to-peer off" not in text
+    prose = " ".join(text.split())
+    assert "It is not a PCIe server" in prose and "lower power limits and clocks" in prose
+    assert "through a PCIe switch" in prose
+    assert 'id="full-size-scaling-h200-x4-full"' in text
+
+
+def test_models_side_by_side_say_at_which_count_and_over_which_link() -> None:
+    def pair(gpus: int, interconnect: str | None) -> dict:
+        return {
+            "comparison": "H200-SXM against H100-SXM", "model_a": "H100-SXM",
+            "model_b": "H200-SXM", "benchmark": "gnmt", "precision": "bf16",
+            "accelerators": gpus, "interconnect": interconnect, "b_over_a_ratio": 1.1,
+            "b_over_a_ci_low_ratio": 1.09, "b_over_a_ci_high_ratio": 1.11,
+            **{f"{s}_{k}": None for s in "ab" for k in (
+                "samples_per_s_per_accelerator", "window_min_samples_per_s_per_accelerator",
+                "window_max_samples_per_s_per_accelerator", "official_fraction",
+                "official_missing_reason", "ceiling_fraction", "projected_minutes")},
+            "checked_submissions": None,
+        }  # fmt: skip
+
+    data = Data(full_size_ratios=[pair(1, None), pair(2, "no-p2p")])
+    text = render("full_size.md.j2", full_size.page(data))
+    assert cells(text, 2)[:2] == ["1", f"2, {NO_P2P}"]
