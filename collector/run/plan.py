@@ -100,6 +100,14 @@ def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
     return max(1, cores // workers)
 
 
+def auto_scale(suite: Suite, on_gpu: bool) -> str:
+    """``--scale auto``: tiny on CPU; on GPUs small, or throughput where the suite has no
+    small scale."""
+    if not on_gpu:
+        return "tiny"
+    return "small" if "small" in suite.scales else "throughput"
+
+
 def default_out(machine: Machine) -> Path:
     """``.collector/runs/<hostname>`` under the current directory (git ignores `.collector`,
     so a run leaves the checkout clean)."""
@@ -110,9 +118,13 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     """Every run the options ask for, in execution order (config, benchmark, repeat)."""
     suite = suite or load_suite(opts.suite)
     on_gpu = bool(machine.gpu_names)
-    scale = opts.scale if opts.scale != "auto" else ("small" if on_gpu else "tiny")
+    scale = opts.scale if opts.scale != "auto" else auto_scale(suite, on_gpu)
     if scale not in SCALES:
         raise RunError(f"unknown scale {scale!r} (choose from auto, {', '.join(SCALES)})")
+    if scale not in suite.scales:
+        raise RunError(
+            f"suite {suite.name} has no scale {scale} (it has {', '.join(suite.scales)})"
+        )
     names = opts.benchmarks or list(suite.benchmarks)
     unknown = [b for b in names if b not in suite.benchmarks]
     if unknown:
@@ -123,8 +135,12 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     for p in precisions:
         if p not in PRECISIONS:
             raise RunError(f"unknown precision {p!r} (choose from {', '.join(PRECISIONS)})")
-        if not on_gpu and p in ("tf32", "fp16"):
+        if not on_gpu and p in ("tf32", "fp16", "fp8"):
             raise RunError(f"precision {p} needs a GPU; on CPU use fp32 or bf16")
+        for bench in names:
+            if p not in suite.benchmarks[bench].precisions:
+                known = ", ".join(suite.benchmarks[bench].precisions)
+                raise RunError(f"{bench} does not run in {p} (it runs in {known})")
     for ic in opts.interconnects:
         if ic not in INTERCONNECTS:
             raise RunError(f"unknown interconnect {ic!r} (choose from {', '.join(INTERCONNECTS)})")
