@@ -37,7 +37,7 @@ SHEETS = (
         "full_size.md.j2",
         "full-size.md",
         "Full-size runs",
-        ("full_size_ratios", "full_size_scaling"),
+        ("site_language_models", "full_size_ratios", "full_size_scaling"),
     ),
 )
 
