@@ -17,6 +17,7 @@ Goal on 4 x H200: overhead <= 3%.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
 import json
@@ -30,10 +31,13 @@ import torch
 import torch.distributed as dist
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import logged_rates  # noqa: E402
 
 from collector.run import engine  # noqa: E402
 from collector.run.plan import Machine, Options, plan_runs  # noqa: E402
-from collector.run.procs import free_port, process_group, spawn  # noqa: E402
+from collector.run.procs import free_port, spawn  # noqa: E402
 from collector.run.spec import RunSpec  # noqa: E402
 from collector.run.suite import load_suite  # noqa: E402
 from collector.run.telemetry import Telemetry  # noqa: E402
@@ -68,12 +72,7 @@ def bare_windows(sess: engine.Session, batch: tuple, windows: int, steps: int) -
 
 
 def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path) -> None:
-    cuda = spec.accelerators > 0
-    if cuda:
-        torch.cuda.set_device(rank)
-    device = torch.device("cuda", rank) if cuda else torch.device("cpu")
-    backend = "nccl" if cuda else "gloo"
-    with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
+    with engine.rank_device(rank, spec, world, port) as device:
         torch.set_num_threads(max(1, spec.threads))
         sess = engine.setup(spec, rank, world, device)
         batch = next(iter(sess.workload.train_batches(1)))
@@ -83,7 +82,7 @@ def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path) -> None:
         log = engine.RunLog(spec.log_path) if rank == 0 else None
         warm = dataclasses.replace(spec, warmup_steps=0)
         gpus = list(range(spec.accelerators))
-        with Telemetry(spec.telemetry_path, gpus) if rank == 0 else _nothing():
+        with Telemetry(spec.telemetry_path, gpus) if rank == 0 else contextlib.nullcontext():
             engine.measure(warm, sess, log)
         if log:
             log.end("run_stop", metadata={"status": "success"})
@@ -92,26 +91,6 @@ def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path) -> None:
         dist.barrier()
         if rank == 0:
             (out / "bare.json").write_text(json.dumps({"first": first, "second": second}))
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def logged(log: Path) -> tuple[list[float], dict]:
-    """The tokens/s of the engine's windows and the ``collector_run`` throughput facts."""
-    rates, facts = [], {}
-    for line in log.read_text().splitlines():
-        rec = json.loads(line[len(":::MLLOG ") :])
-        if rec["key"] == "tracked_stats":
-            rates.append(rec["value"]["tokens_per_s"])
-        elif rec["key"] == "collector_run":
-            facts = rec["value"].get("throughput", {})
-    return rates, facts
 
 
 def main() -> None:
@@ -147,7 +126,9 @@ def main() -> None:
     (spec,) = plan_runs(opts, machine, suite)
     spawn(worker, spec.workers, spec, spec.workers, free_port(), out)
     bare = json.loads((out / "bare.json").read_text())
-    harness, facts = logged(spec.log_path)
+    rates, run = logged_rates(spec.log_path)
+    facts = run["throughput"]
+    harness = [r * facts["tokens_per_sample"] for r in rates]
     both = bare["first"] + bare["second"]
     median_bare, median_harness = statistics.median(both), statistics.median(harness)
     flops = facts["step_flops_per_accelerator"] / (

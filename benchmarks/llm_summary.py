@@ -17,7 +17,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from throughput_summary import fmt, read_log, row  # noqa: E402
+from throughput_summary import fmt, markdown, read_log, row  # noqa: E402
 
 #: dense bf16 TFLOP/s of one H100 or H200 SXM (NVIDIA datasheet, without sparsity)
 PEAK_BF16_TFLOPS = 989.4
@@ -39,22 +39,24 @@ def llm_row(log: Path) -> dict[str, Any] | None:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of ``rows``."""
-    lines = [
-        "| config | benchmark | GPUs | tokens/s per GPU | min..max | step ms | TFLOP/s per GPU "
-        "| MFU | memory GiB | power W | SM MHz | status |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in rows:
-        low, high = r.get("spread", (None, None))
-        mfu = r.get("mfu")
-        lines.append(
-            f"| {r['config']} | {r['benchmark']} | {r['accelerators']} | "
-            f"{fmt(r.get('tokens_per_gpu'))} | {fmt(low)}..{fmt(high)} | "
-            f"{fmt(r.get('step_ms'), '.0f')} | {fmt(r.get('tflops'), '.0f')} | "
-            f"{'-' if mfu is None else f'{mfu:.1%}'} | {fmt(r.get('memory_gib'), '.1f')} | "
-            f"{fmt(r.get('power_w'))} | {fmt(r.get('sm_clock_mhz'))} | {r.get('status')} |"
-        )
-    return "\n".join(lines)
+    spread = lambda r: "{}..{}".format(*map(fmt, r.get("spread", (None, None))))  # noqa: E731
+    return markdown(
+        rows,
+        [
+            ("config", lambda r: r["config"]),
+            ("benchmark", lambda r: r["benchmark"]),
+            ("GPUs", lambda r: str(r["accelerators"])),
+            ("tokens/s per GPU", lambda r: fmt(r.get("tokens_per_gpu"))),
+            ("min..max", spread),
+            ("step ms", lambda r: fmt(r.get("step_ms"), ".0f")),
+            ("TFLOP/s per GPU", lambda r: fmt(r.get("tflops"), ".0f")),
+            ("MFU", lambda r: "-" if r.get("mfu") is None else f"{r['mfu']:.1%}"),
+            ("memory GiB", lambda r: fmt(r.get("memory_gib"), ".1f")),
+            ("power W", lambda r: fmt(r.get("power_w"))),
+            ("SM MHz", lambda r: fmt(r.get("sm_clock_mhz"))),
+            ("status", lambda r: str(r.get("status"))),
+        ],
+    )
 
 
 def main() -> None:

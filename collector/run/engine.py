@@ -21,7 +21,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -357,14 +357,22 @@ def measure(
     return "success"
 
 
-def worker(rank: int, spec: RunSpec, world: int, port: int) -> None:
-    """Entry point of one spawned data-parallel process (NCCL on GPUs, gloo on CPU)."""
-    raise_on_sigterm()
-    os.environ.update(spec.env)
+@contextlib.contextmanager
+def rank_device(rank: int, spec: RunSpec, world: int, port: int) -> Iterator[torch.device]:
+    """The device of spawned data-parallel process ``rank``, inside its process group (NCCL on
+    GPUs, gloo on CPU) for the block."""
     cuda = spec.accelerators > 0
     if cuda:
         torch.cuda.set_device(rank)
     device = torch.device("cuda", rank) if cuda else torch.device("cpu")
     backend = "nccl" if cuda else "gloo"
     with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
+        yield device
+
+
+def worker(rank: int, spec: RunSpec, world: int, port: int) -> None:
+    """Entry point of one spawned data-parallel process."""
+    raise_on_sigterm()
+    os.environ.update(spec.env)
+    with rank_device(rank, spec, world, port) as device:
         train(spec, rank, world, device)

@@ -35,10 +35,14 @@ def test_full_size_page_sets_each_run_beside_its_official_reference():
     assert "## Language models on 4 x NVIDIA H200 (h200-x4-llm)" in text
     assert "Compute throughput on synthetic tokens, data loading not included" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("| [Llama 3.1 8B"))
-    assert "**9,677** (9,000–9,687) | 57% | 11,225 (v5.1, XD670, 64 accelerators, 10 runs)" in line
-    assert "| 86% | 43.7 min on 64 (43.7–47 min; official 37.7 min) |" in line
+    assert "| **9,677** (9,000–9,687) | 57% | 86% | 43.7 min on 64 (43.7–47 min) |" in line
     line = next(ln for ln in text.splitlines() if ln.startswith("| [Llama 2 70B"))
-    assert "none: no official result of this workload on B300-SXM | — | no projection |" in line
+    assert line.endswith("| — | none |")
+    assert (
+        "- Llama 3.1 8B pre-training: 11,225 tokens/s per accelerator, 64 x NVIDIA H200 (XD670, "
+        "v5.1, the mean of 10 runs), 37.7 minutes to train." in text
+    )
+    assert "- Llama 2 70B fine-tuning \\(LoRA\\): none: no official result of this workload" in text
 
 
 def test_home_states_one_sentence_per_benchmark_apart_from_the_official_findings():
