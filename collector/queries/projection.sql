@@ -14,7 +14,7 @@
 WITH local_runs AS (
     SELECT
         r.run_id, r.submitter, r.system_id, r.system, r.benchmark, r.accelerator,
-        r.accelerators, r.precision, r.interconnect, r.scale, r.run_start_unix_s,
+        r.accelerators, r.nodes, r.precision, r.interconnect, r.scale, r.run_start_unix_s,
         r.throughput_samples_per_s, r.log_path, t.quality_target
     FROM store.runs AS r
     JOIN quality_targets AS t ON t.round = 'v0.5' AND t.benchmark = r.benchmark
@@ -96,7 +96,7 @@ SELECT
     checked.submissions AS checked_submissions,
     checked.median_abs_error_pct AS checked_median_abs_error_pct,
     checked.p90_abs_error_pct AS checked_p90_abs_error_pct, official_logs, log_path,
-    'v0.5' AS round, accelerators AS projected_accelerators
+    'v0.5' AS round, accelerators AS projected_accelerators, nodes AS projected_nodes
 FROM (
     SELECT *, bootstrap_ratio(samples_list, window_samples_per_s) AS ci FROM costed
 ) AS c
@@ -116,7 +116,8 @@ SELECT
         / f.window_min_samples_per_s_per_accelerator AS projected_ci_high_minutes,
     NULL AS checked_submissions, NULL AS checked_median_abs_error_pct,
     NULL AS checked_p90_abs_error_pct, f.official_log_path AS official_logs, f.log_path,
-    t.round, f.official_accelerators AS projected_accelerators
+    t.round, f.official_accelerators AS projected_accelerators,
+    f.official_nodes AS projected_nodes
 FROM throughput_fractions AS f
 JOIN store.runs AS r USING (run_id)
 JOIN quality_targets AS t ON t.benchmark = f.benchmark AND t.round = 'v5.1'

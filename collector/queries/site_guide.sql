@@ -16,13 +16,13 @@ UNION ALL
 SELECT
     p.benchmark, 'projected' AS evidence, p.round,
     p.projected_accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator')
-        || CASE WHEN p.projected_accelerators = p.accelerators
-            THEN ', 1 node' || coalesce(', ' || l.words, '')
-            ELSE ' (official layout; measured on ' || p.accelerators || ')' END AS hardware,
+        || coalesce(', ' || p.projected_nodes || CASE WHEN p.projected_nodes = 1 THEN ' node'
+            ELSE ' nodes' END, '')
+        || CASE WHEN p.projected_accelerators = p.accelerators THEN coalesce(', ' || l.words, '')
+            ELSE ' (an official layout; measured on ' || p.accelerators || ')' END AS hardware,
     p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model,
-    p.projected_accelerators AS accelerators, CASE WHEN p.projected_accelerators = p.accelerators
-        THEN 1 END AS nodes, CASE WHEN p.projected_accelerators = p.accelerators THEN true END
-        AS one_server, p.precision, p.projected_minutes AS score_minutes,
+    p.projected_accelerators AS accelerators, p.projected_nodes AS nodes,
+    p.projected_nodes = 1 AS one_server, p.precision, p.projected_minutes AS score_minutes,
     p.projected_ci_low_minutes AS fastest_minutes,
     p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id
 FROM projected AS p

@@ -53,7 +53,7 @@ measured AS (
 official_runs AS (
     SELECT
         r.round, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
-        r.log_path,
+        r.nodes, r.log_path,
         r.epochs * d.samples_per_epoch / r.time_to_train_s / r.accelerators AS rate,
         r.throughput_samples_per_s / r.accelerators AS logged_rate, r.time_to_train_s
     FROM store.runs AS r
@@ -66,7 +66,7 @@ official_runs AS (
     UNION ALL
     SELECT
         r.round, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
-        r.log_path, l.samples_to_target / r.time_to_train_s / r.accelerators AS rate,
+        r.nodes, r.log_path, l.samples_to_target / r.time_to_train_s / r.accelerators AS rate,
         r.throughput_samples_per_s / r.accelerators AS logged_rate, r.time_to_train_s
     FROM store.runs AS r
     JOIN language_model_runs AS l USING (log_path, log_sha256)
@@ -79,7 +79,7 @@ official AS (
     SELECT
         benchmark, accelerator_model, round, system_id, system, accelerators,
         count(*) AS runs, avg(rate) AS rate, avg(logged_rate) AS logged_rate,
-        avg(time_to_train_s) / 60 AS minutes,
+        avg(time_to_train_s) / 60 AS minutes, max(nodes) AS nodes,
         min(log_path) AS log_path,
         count(*) OVER (PARTITION BY benchmark, accelerator_model, accelerators)
             AS configurations
@@ -112,6 +112,7 @@ SELECT
     achieved_tflops_per_accelerator / p.bf16_dense_tflops AS mfu,
     o.round AS official_round, o.system_id AS official_system_id,
     o.system AS official_system, o.accelerators AS official_accelerators,
+    o.nodes AS official_nodes,
     o.runs AS official_runs, o.configurations AS official_configurations,
     o.rate AS official_samples_per_s_per_accelerator,
     o.logged_rate AS official_logged_samples_per_s_per_accelerator,

@@ -124,7 +124,11 @@ def test_projections_are_the_official_time_at_the_measured_rate(con, store):
         assert r.projected_accelerators == r.official_accelerators
         assert r.projected_minutes == pytest.approx(r.official_minutes / r.official_fraction)
     guide = con.execute(
-        "SELECT count(*) FROM site_guide WHERE evidence = 'projected' AND round = 'v5.1'"
-    ).fetchone()
-    assert guide == (6,)
+        "SELECT hardware, one_server FROM site_guide WHERE evidence = 'projected' "
+        "AND round = 'v5.1' AND benchmark = 'llama2_70b_lora' ORDER BY hardware"
+    ).fetchall()
+    assert guide == [
+        ("8 x NVIDIA H200, 1 node (an official layout; measured on 2)", True),
+        ("8 x NVIDIA H200, 1 node (an official layout; measured on 4)", True),
+    ]
     assert query.check_contracts(store) == []
