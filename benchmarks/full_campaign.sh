@@ -29,18 +29,7 @@ gpus=${3:-1}
 interconnects=${4:-default}
 precisions=${5:-bf16 fp32}
 runs=${6:-1}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export PYTHONUNBUFFERED=1
-out=.out/$name
-mkdir -p "$out/logs" "${OUT:-.out}"
-deadline=$(( $(date +%s) + limit ))
-left() { echo $(( deadline - $(date +%s) )); }
-pack() { tar czf "${OUT:-.out}/campaign.tgz" -C .out "$name"; echo "packed $(du -sh "${OUT:-.out}/campaign.tgz" | cut -f1)"; }
-trap pack EXIT
-
-if [ ! -d "$out/results" ] && [ -d "runs/local/$name/results" ]; then
-    cp -r "runs/local/$name/results" "runs/local/$name/systems" "$out/"
-fi
+source "$(dirname "$0")/campaign_common.sh"
 [ -f "$out/logs/topology.txt" ] || {
     nvidia-smi; nvidia-smi topo -m; nvidia-smi -q | head -80
     python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.device_count(), "GPU(s)")'

@@ -116,23 +116,36 @@ def fmt(v: Any, spec: str = ",.0f") -> str:
     return "-" if v is None else format(v, spec)
 
 
+def markdown(rows: list[dict[str, Any]], columns: list[tuple[str, Any]]) -> str:
+    """A Markdown table: one column per (header, cell function of a row); the first two
+    columns are text, the others numbers (right-aligned)."""
+    head = "| " + " | ".join(h for h, _ in columns) + " |"
+    rule = "|" + "|".join("---" if i < 2 else "---:" for i in range(len(columns))) + "|"
+    body = ["| " + " | ".join(cell(r) for _, cell in columns) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.0%}"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of ``rows``."""
-    lines = [
-        "| config | benchmark | samples/s (median) | min..max | step ms | TFLOP/s | of matmul "
-        "ceiling | memory GiB | power W | SM MHz |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        frac = r.get("ceiling_fraction")
-        lines.append(
-            f"| {r['config']} | {r['benchmark']} | {fmt(r.get('samples_per_s'))} | "
-            f"{fmt(r.get('min'))}..{fmt(r.get('max'))} | {fmt(r.get('step_ms'), '.1f')} | "
-            f"{fmt(r.get('tflops'), '.1f')} | {'-' if frac is None else f'{frac:.0%}'} | "
-            f"{fmt(r.get('memory_gib'), '.1f')} | {fmt(r.get('power_w'))} | "
-            f"{fmt(r.get('sm_clock_mhz'))} |"
-        )
-    return "\n".join(lines)
+    return markdown(
+        rows,
+        [
+            ("config", lambda r: r["config"]),
+            ("benchmark", lambda r: r["benchmark"]),
+            ("samples/s (median)", lambda r: fmt(r.get("samples_per_s"))),
+            ("min..max", lambda r: f"{fmt(r.get('min'))}..{fmt(r.get('max'))}"),
+            ("step ms", lambda r: fmt(r.get("step_ms"), ".1f")),
+            ("TFLOP/s", lambda r: fmt(r.get("tflops"), ".1f")),
+            ("of matmul ceiling", lambda r: pct(r.get("ceiling_fraction"))),
+            ("memory GiB", lambda r: fmt(r.get("memory_gib"), ".1f")),
+            ("power W", lambda r: fmt(r.get("power_w"))),
+            ("SM MHz", lambda r: fmt(r.get("sm_clock_mhz"))),
+        ],
+    )
 
 
 def main() -> None:

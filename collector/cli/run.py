@@ -39,7 +39,8 @@ def run(
         str, typer.Option(help="Data-parallel widths, e.g. 1,2,4 (CPU: processes).")
     ] = "1",
     precision: Annotated[
-        str | None, typer.Option(help="fp32,tf32,bf16,fp16 (default bf16 on GPU, fp32 on CPU).")
+        str | None,
+        typer.Option(help="fp32,tf32,bf16,fp16,fp8 (default bf16 on GPU, fp32 on CPU)."),
     ] = None,
     interconnect: Annotated[
         str, typer.Option(help="default,no-p2p (no-p2p sets NCCL_P2P_DISABLE=1).")

@@ -5,6 +5,7 @@ registered in DuckDB under its name."""
 from __future__ import annotations
 
 import csv
+import io
 import os
 from functools import cache
 from importlib import resources
@@ -81,6 +82,33 @@ def datasets() -> dict[str, pa.Table]:
 
 
 @cache
+def language_models() -> dict[str, pa.Table]:
+    """The language-model benchmarks' tokens per sample and model FLOPs per token, dense bf16
+    peaks (language_models.yml), and the samples each official run of them trained
+    (language_model_runs.csv)."""
+    doc = _doc("language_models.yml")
+    text = resources.files(__package__).joinpath("language_model_runs.csv").read_text()
+    runs = [
+        {
+            k: int(v) if v and k not in ("log_path", "log_sha256") else v or None
+            for k, v in r.items()
+        }
+        for r in csv.DictReader(io.StringIO(text))
+    ]
+    names = ["log_path", "log_sha256", "global_batch", "max_sequence_length", "samples_to_target"]
+    counts = {"global_batch": INT, "max_sequence_length": INT, "samples_to_target": INT}
+    return {
+        "token_benchmarks": _table(
+            doc["columns"],
+            doc["benchmarks"],
+            {"tokens_per_sample": INT, "model_flops_per_token": INT},
+        ),
+        "peak_tflops": _table(doc["peak_columns"], doc["peaks"], {"bf16_dense_tflops": FLOAT}),
+        "language_model_runs": _table(names, runs, counts),
+    }
+
+
+@cache
 def hardware_words() -> dict[str, pa.Table]:
     """Accelerator models and interconnect classes in words (hardware_words.yml)."""
     doc = _doc("hardware_words.yml")
@@ -122,6 +150,7 @@ def tables() -> dict[str, pa.Table]:
         "accelerator_models": accelerators(),
         "prices": prices(),
         **datasets(),
+        **language_models(),
         **hardware_words(),
         "quality_direction": quality_direction(),
     }

@@ -6,10 +6,15 @@
 -- seconds per evaluation. The interval is bootstrap_ratio of the official samples to target over
 -- the run's timed windows' throughputs, plus the same costs; beside it, how far the method
 -- misses on official submissions of the benchmark and target (projection_error).
+-- The language models (token_benchmarks), whose official logs count samples, not epochs, are
+-- anchored instead on the official result of the same accelerator model that
+-- throughput_fractions sets beside the run: its mean time to train x its samples per second
+-- per accelerator / the run's, at its accelerator count (projected_accelerators); the interval
+-- from the run's slowest and fastest windows; not yet checked on official submissions.
 WITH local_runs AS (
     SELECT
         r.run_id, r.submitter, r.system_id, r.system, r.benchmark, r.accelerator,
-        r.accelerators, r.precision, r.interconnect, r.scale, r.run_start_unix_s,
+        r.accelerators, r.nodes, r.precision, r.interconnect, r.scale, r.run_start_unix_s,
         r.throughput_samples_per_s, r.log_path, t.quality_target
     FROM store.runs AS r
     JOIN quality_targets AS t ON t.round = 'v0.5' AND t.benchmark = r.benchmark
@@ -90,9 +95,31 @@ SELECT
     (ci.high + costs_s) / 60 AS projected_ci_high_minutes,
     checked.submissions AS checked_submissions,
     checked.median_abs_error_pct AS checked_median_abs_error_pct,
-    checked.p90_abs_error_pct AS checked_p90_abs_error_pct, official_logs, log_path
+    checked.p90_abs_error_pct AS checked_p90_abs_error_pct, official_logs, log_path,
+    'v0.5' AS round, accelerators AS projected_accelerators, nodes AS projected_nodes
 FROM (
     SELECT *, bootstrap_ratio(samples_list, window_samples_per_s) AS ci FROM costed
 ) AS c
 LEFT JOIN projection_error AS checked USING (benchmark, quality_target)
+UNION ALL
+SELECT
+    f.run_id, f.submitter, f.system_id, f.system, f.benchmark, r.accelerator, f.accelerators,
+    f.precision, f.interconnect, r.scale, 'projected from measured throughput' AS evidence,
+    t.quality_target, f.global_batch, r.throughput_samples_per_s, f.windows,
+    NULL AS samples_to_target, f.official_runs, NULL AS startup_s, NULL AS evals,
+    NULL AS eval_s,
+    f.official_minutes * f.official_samples_per_s_per_accelerator
+        / f.samples_per_s_per_accelerator AS projected_minutes,
+    f.official_minutes * f.official_samples_per_s_per_accelerator
+        / f.window_max_samples_per_s_per_accelerator AS projected_ci_low_minutes,
+    f.official_minutes * f.official_samples_per_s_per_accelerator
+        / f.window_min_samples_per_s_per_accelerator AS projected_ci_high_minutes,
+    NULL AS checked_submissions, NULL AS checked_median_abs_error_pct,
+    NULL AS checked_p90_abs_error_pct, f.official_log_path AS official_logs, f.log_path,
+    t.round, f.official_accelerators AS projected_accelerators,
+    f.official_nodes AS projected_nodes
+FROM throughput_fractions AS f
+JOIN store.runs AS r USING (run_id)
+JOIN quality_targets AS t ON t.benchmark = f.benchmark AND t.round = 'v5.1'
+WHERE f.tokens_per_sample IS NOT NULL AND f.official_fraction IS NOT NULL
 ORDER BY benchmark, system_id, accelerators, precision, interconnect, run_id

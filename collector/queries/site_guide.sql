@@ -14,11 +14,15 @@ FROM site_scores
 WHERE evidence IN ('official', 'local') AND score_minutes IS NOT NULL
 UNION ALL
 SELECT
-    p.benchmark, 'projected' AS evidence, 'v0.5' AS round,
-    p.accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator') || ', 1 node'
-        || coalesce(', ' || l.words, '') AS hardware,
-    p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model, p.accelerators,
-    1 AS nodes, true AS one_server, p.precision, p.projected_minutes AS score_minutes,
+    p.benchmark, 'projected' AS evidence, p.round,
+    p.projected_accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator')
+        || coalesce(', ' || p.projected_nodes || CASE WHEN p.projected_nodes = 1 THEN ' node'
+            ELSE ' nodes' END, '')
+        || CASE WHEN p.projected_accelerators = p.accelerators THEN coalesce(', ' || l.words, '')
+            ELSE ' (an official layout; measured on ' || p.accelerators || ')' END AS hardware,
+    p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model,
+    p.projected_accelerators AS accelerators, p.projected_nodes AS nodes,
+    p.projected_nodes = 1 AS one_server, p.precision, p.projected_minutes AS score_minutes,
     p.projected_ci_low_minutes AS fastest_minutes,
     p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id
 FROM projected AS p

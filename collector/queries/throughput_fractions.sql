@@ -9,8 +9,13 @@
 -- reference is the official configuration of the model at the fewest accelerators (the
 -- nearest to one), the one with the highest mean rate among those. A benchmark's name means
 -- the v0.5 workload only in the rounds `workloads` allows.
+-- The language models (token_benchmarks) count their official samples from the logs instead:
+-- the samples at run_stop (language_model_runs) over the time to train, in every round that
+-- ran the benchmark; their rates are also given in tokens (x tokens per sample).
 -- (b) Achieved TFLOP/s = the FLOPs of one step per accelerator (the collector_run event's
--- throughput block: torch's FLOP counter) x steps per second (samples/s / global batch).
+-- throughput block: torch's FLOP counter, or the model FLOPs a language model counts itself)
+-- x steps per second (samples/s / global batch); MFU = that over the accelerator's dense bf16
+-- peak (peak_tflops), where known.
 WITH workloads(benchmark, last_round, differs) AS (
     -- the newest round whose official benchmark of the name is the v0.5 workload
     VALUES
@@ -48,9 +53,9 @@ measured AS (
 official_runs AS (
     SELECT
         r.round, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
-        r.log_path,
+        r.nodes, r.log_path,
         r.epochs * d.samples_per_epoch / r.time_to_train_s / r.accelerators AS rate,
-        r.throughput_samples_per_s / r.accelerators AS logged_rate
+        r.throughput_samples_per_s / r.accelerators AS logged_rate, r.time_to_train_s
     FROM store.runs AS r
     JOIN dataset_sizes AS d USING (benchmark)
     JOIN workloads AS w USING (benchmark)
@@ -58,12 +63,23 @@ official_runs AS (
         AND r.time_to_train_s > 0 AND r.epochs > 0 AND d.samples_per_epoch > 0
         AND r.accelerator_model IN (SELECT accelerator_model FROM local_runs)
         AND (w.last_round IS NULL OR round_key(r.round) <= w.last_round)
+    UNION ALL
+    SELECT
+        r.round, r.system_id, r.system, r.benchmark, r.accelerator_model, r.accelerators,
+        r.nodes, r.log_path, l.samples_to_target / r.time_to_train_s / r.accelerators AS rate,
+        r.throughput_samples_per_s / r.accelerators AS logged_rate, r.time_to_train_s
+    FROM store.runs AS r
+    JOIN language_model_runs AS l USING (log_path, log_sha256)
+    WHERE r.source = 'official' AND r.status = 'success' AND r.accelerators > 0
+        AND r.time_to_train_s > 0 AND l.samples_to_target > 0
+        AND r.accelerator_model IN (SELECT accelerator_model FROM local_runs)
 ),
 official AS (
     -- per configuration; the reference: fewest accelerators, then the highest mean rate
     SELECT
         benchmark, accelerator_model, round, system_id, system, accelerators,
         count(*) AS runs, avg(rate) AS rate, avg(logged_rate) AS logged_rate,
+        avg(time_to_train_s) / 60 AS minutes, max(nodes) AS nodes,
         min(log_path) AS log_path,
         count(*) OVER (PARTITION BY benchmark, accelerator_model, accelerators)
             AS configurations
@@ -76,7 +92,10 @@ official AS (
 SELECT
     l.run_id, l.submitter, l.system_id, l.system, l.benchmark, l.accelerator_model,
     l.accelerators, l.precision, l.interconnect, l.run_start_unix_s,
-    'compute throughput on synthetic data (data loading not included)' AS evidence,
+    CASE WHEN t.benchmark IS NULL
+        THEN 'compute throughput on synthetic data (data loading not included)'
+        ELSE 'compute throughput on synthetic tokens (data loading not included)'
+    END AS evidence,
     len(m.window_samples_per_s) AS windows, m.window_samples_per_s,
     l.throughput_samples_per_s / l.accelerators AS samples_per_s_per_accelerator,
     list_min(m.window_samples_per_s) / l.accelerators AS window_min_samples_per_s_per_accelerator,
@@ -86,16 +105,24 @@ SELECT
         AS achieved_tflops_per_accelerator,
     c.matmul_tflops AS matmul_ceiling_tflops,
     achieved_tflops_per_accelerator / c.matmul_tflops AS ceiling_fraction,
+    t.tokens_per_sample,
+    l.throughput_samples_per_s / l.accelerators * t.tokens_per_sample
+        AS tokens_per_s_per_accelerator,
+    p.bf16_dense_tflops AS peak_bf16_tflops,
+    achieved_tflops_per_accelerator / p.bf16_dense_tflops AS mfu,
     o.round AS official_round, o.system_id AS official_system_id,
     o.system AS official_system, o.accelerators AS official_accelerators,
+    o.nodes AS official_nodes,
     o.runs AS official_runs, o.configurations AS official_configurations,
     o.rate AS official_samples_per_s_per_accelerator,
     o.logged_rate AS official_logged_samples_per_s_per_accelerator,
+    o.rate * t.tokens_per_sample AS official_tokens_per_s_per_accelerator,
+    o.minutes AS official_minutes,
     o.log_path AS official_log_path,
     l.throughput_samples_per_s / l.accelerators / o.rate AS official_fraction,
     CASE
         WHEN o.rate IS NOT NULL THEN NULL
-        WHEN d.samples_per_epoch IS NULL THEN
+        WHEN d.benchmark IS NOT NULL AND d.samples_per_epoch IS NULL THEN
             'trains on self-play games: no data set, so no official samples per second'
         ELSE 'no official result of this workload on '
             || coalesce(l.accelerator_model, 'an accelerator of unknown model')
@@ -108,4 +135,6 @@ LEFT JOIN ceilings AS c ON c.system_id = l.system_id AND c.precision = l.precisi
 LEFT JOIN official AS o USING (benchmark, accelerator_model)
 LEFT JOIN dataset_sizes AS d USING (benchmark)
 LEFT JOIN workloads AS w USING (benchmark)
+LEFT JOIN token_benchmarks AS t USING (benchmark)
+LEFT JOIN peak_tflops AS p ON p.accelerator_model = l.accelerator_model
 ORDER BY l.benchmark, l.precision, l.accelerator_model, l.accelerators, l.run_id

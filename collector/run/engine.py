@@ -2,7 +2,8 @@
 
 The run is timed MLPerf-style: ``init_start``..``init_stop`` covers building data and model,
 ``run_start``..``run_stop`` covers training and evaluation. Evaluation runs on rank 0 with the
-unwrapped model; its result is broadcast so all ranks stop together. Any exception (Ctrl-C,
+unwrapped model (a sharded model on every rank, each gathering its weights); rank 0's result
+is broadcast so all ranks stop together. Any exception (Ctrl-C,
 SIGTERM, a crash) ends the log with ``run_stop`` status ``aborted`` before it propagates.
 
 At the ``throughput`` scale there is no target and no evaluation: the run trains on one
@@ -21,7 +22,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -34,6 +35,7 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.flop_counter import FlopCounterMode
 
+from collector.run import sharded
 from collector.run.procs import process_group, raise_on_sigterm
 from collector.run.spec import RunSpec
 from collector.run.types import Batch, RunContext
@@ -162,6 +164,26 @@ def data_parallel(model: torch.nn.Module, device: torch.device, options: dict) -
     return ddp
 
 
+class ShardedSession(Session):
+    """A session over a sharded model (FSDP2): each step runs the workload's micro-batches,
+    each reducing its gradients so that they stay sharded, then clips the gradient norm to
+    ``max_grad_norm`` (where the suite sets one) before the update."""
+
+    def step(self, batch: Batch) -> None:
+        micro = self.workload.micro_batches(batch)
+        for mb in micro:
+            with self.autocast():
+                loss = self.workload.loss(self.model, mb) / len(micro)
+            loss.backward()
+        clip = self.workload.params.get("max_grad_norm")
+        if clip:
+            trainable = [p for p in self.model.parameters() if p.requires_grad]
+            torch.nn.utils.clip_grad_norm_(trainable, float(clip), foreach=True)
+        self.opt.step()
+        self.opt.zero_grad(set_to_none=True)
+        self.schedule.step()
+
+
 def wants_compile(params: dict, precision: str) -> bool:
     """``params['compile']``: true, or the list of precisions under which to compile."""
     flag = params.get("compile", False)
@@ -177,6 +199,13 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
     torch.manual_seed(spec.seed)
     ctx = RunContext(device, rank, world, spec.seed, spec.data_root, device.type == "cuda")
     workload = workload_class(spec.benchmark)(spec.params, spec.scale, ctx)
+    if workload.sharded:  # FSDP2 beside the replicated (DDP) path below
+        compiled = wants_compile(spec.params, spec.precision)
+        model, amp = sharded.build(spec, workload, world, device, compiled)
+        autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
+        return ShardedSession(
+            workload, model, model, workload.make_optimizer(model), autocast, None
+        )
     model = workload.build_model().to(device)
     if ctx.channels_last and workload.convolutional:
         model = model.to(memory_format=torch.channels_last)
@@ -225,6 +254,8 @@ def train(
         sess = setup(spec, rank, world, device)
         if log:
             log.event(C.GLOBAL_BATCH_SIZE, sess.workload.global_batch_size)
+            for key, value in sess.workload.log_params().items():
+                log.event(key, value)
             log.event(C.SEED, spec.seed)
             if not throughput:
                 log.event(C.EVAL_SAMPLES, sess.workload.eval_size())
@@ -270,7 +301,7 @@ def converge(
         if log:
             log.start(C.EVAL_START, metadata={"epoch_num": epoch})
         reached = torch.zeros(2, dtype=torch.float64, device=ctx.device)
-        if ctx.rank == 0:
+        if ctx.rank == 0 or workload.sharded:  # a sharded model evaluates on every rank
             with sess.autocast():
                 quality = workload.evaluate(sess.raw)
             reached[0] = quality
@@ -292,7 +323,11 @@ def converge(
 def step_flops(sess: Session, batch: Batch) -> int:
     """Floating-point operations of one forward and backward pass on ``batch``, counted by
     torch's FLOP counter on the unwrapped, eager model (matrix products and convolutions;
-    custom kernels such as RoIAlign are not counted). Leaves no gradients behind."""
+    custom kernels such as RoIAlign are not counted), or the model FLOPs the workload counts
+    itself (the language models). Leaves no gradients behind."""
+    counted = sess.workload.model_flops(batch)
+    if counted is not None:
+        return counted
     counter = FlopCounterMode(display=False)
     with counter, sess.autocast():
         sess.workload.loss(sess.raw, batch).backward()
@@ -316,7 +351,7 @@ def measure(
         per_window = sess.workload.batch_samples(batch) * ctx.world * spec.window_steps
         log.event(C.TRAIN_SAMPLES, per_window * spec.max_epochs)
         facts = {
-            "measures": THROUGHPUT_LABEL,
+            "measures": sess.workload.measures or THROUGHPUT_LABEL,
             "warmup_steps": spec.warmup_steps,
             "warmup_s": round(warm_s, 3),
             "window_steps": spec.window_steps,
@@ -326,6 +361,8 @@ def measure(
         }
         if ctx.world > 1:
             facts["data_parallel"] = dict(spec.params.get("ddp", {}))
+        if sess.workload.tokens_per_sample:
+            facts["tokens_per_sample"] = sess.workload.tokens_per_sample
         if ctx.device.type == "cuda":
             facts["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(ctx.device) / 2**30, 3)
         log.event(COLLECTOR_RUN, spec.collector_run() | {"throughput": facts})
@@ -334,6 +371,8 @@ def measure(
         rate = samples * ctx.world / dt if dt > 0 else 0.0
         if log:
             value = {"throughput": rate, "step_time_ms": 1000 * dt / spec.window_steps}
+            if sess.workload.tokens_per_sample:
+                value["tokens_per_s"] = rate * sess.workload.tokens_per_sample
             log.event(TRACKED_STATS, value, {"epoch_num": window})
             log.end(C.EPOCH_STOP, metadata={"epoch_num": window})
         if progress and ctx.rank == 0:
@@ -353,6 +392,19 @@ def release(device: torch.device) -> None:
         torch.cuda.empty_cache()
 
 
+@contextlib.contextmanager
+def rank_device(rank: int, spec: RunSpec, world: int, port: int) -> Iterator[torch.device]:
+    """The device of spawned data-parallel process ``rank``, inside its process group (NCCL on
+    GPUs, gloo on CPU) for the block."""
+    cuda = spec.accelerators > 0
+    if cuda:
+        torch.cuda.set_device(rank)
+    device = torch.device("cuda", rank) if cuda else torch.device("cpu")
+    backend = "nccl" if cuda else "gloo"
+    with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
+        yield device
+
+
 def worker(rank: int, specs: list[RunSpec], world: int, port: int, events: Any = None) -> None:
     """Entry point of one spawned data-parallel process (NCCL on GPUs, gloo on CPU): joins the
     group once and trains ``specs`` (runs of one configuration) in turn. Rank 0 puts
@@ -361,13 +413,8 @@ def worker(rank: int, specs: list[RunSpec], world: int, port: int, events: Any =
     data; compiled graphs and cuDNN's algorithm choices carry over from one run to the next."""
     raise_on_sigterm()
     os.environ.update(specs[0].env)
-    cuda = specs[0].accelerators > 0
-    if cuda:
-        torch.cuda.set_device(rank)
-    device = torch.device("cuda", rank) if cuda else torch.device("cpu")
-    backend = "nccl" if cuda else "gloo"
     report = events is not None and rank == 0
-    with process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world):
+    with rank_device(rank, specs[0], world, port) as device:
         for k, spec in enumerate(specs):
             if report:
                 events.put(("start", k))

@@ -90,9 +90,13 @@ class Options:
             raise RunError(f"unknown benchmark(s) {', '.join(unknown)} (known: {known})")
         if self.scale != "auto" and self.scale not in SCALES:
             raise RunError(f"unknown scale {self.scale!r} (choose from auto, {', '.join(SCALES)})")
+        if self.scale != "auto" and self.scale not in suite.scales:
+            have = ", ".join(suite.scales)
+            raise RunError(f"suite {suite.name} has no scale {self.scale} (it has {have})")
         for p in self.precisions or []:
             if p not in PRECISIONS:
                 raise RunError(f"unknown precision {p!r} (choose from {', '.join(PRECISIONS)})")
+        check_precisions(suite, self.benchmarks or list(suite.benchmarks), self.precisions or [])
         for ic in self.interconnects:
             if ic not in INTERCONNECTS:
                 choices = ", ".join(INTERCONNECTS)
@@ -144,13 +148,22 @@ class Options:
                     raise RunError(f"--gpus {g}: this machine has {len(machine.gpu_names)} GPU(s)")
             return
         for p in self.precisions or []:
-            if p in ("tf32", "fp16"):
+            if p in ("tf32", "fp16", "fp8"):
                 raise RunError(f"precision {p} needs a GPU; on CPU use fp32 or bf16")
         for ic in self.interconnects:
             if ic != "default":
                 raise RunError(
                     f"interconnect {ic} needs GPUs (NCCL); on CPU only 'default' applies"
                 )
+
+
+def check_precisions(suite: Suite, benchmarks: list[str], precisions: list[str]) -> None:
+    """Raise :class:`RunError` where a benchmark does not run in one of ``precisions``."""
+    for p in precisions:
+        for bench in benchmarks:
+            if p not in suite.benchmarks[bench].precisions:
+                known = ", ".join(suite.benchmarks[bench].precisions)
+                raise RunError(f"{bench} does not run in {p} (it runs in {known})")
 
 
 def comma_list(text: str | None) -> list[str] | None:
@@ -180,6 +193,14 @@ def threads_per_worker(cores: int, workers: int, gpu: bool) -> int:
     return max(1, cores // workers)
 
 
+def auto_scale(suite: Suite, on_gpu: bool) -> str:
+    """``--scale auto``: tiny on CPU; on GPUs small, or throughput where the suite has no
+    small scale."""
+    if not on_gpu:
+        return "tiny"
+    return "small" if "small" in suite.scales else "throughput"
+
+
 def default_out(machine: Machine) -> Path:
     """``.collector/runs/<hostname>`` under the current directory (git ignores `.collector`,
     so a run leaves the checkout clean)."""
@@ -190,9 +211,10 @@ def plan_runs(opts: Options, machine: Machine, suite: Suite | None = None) -> li
     """Every run the options ask for, in execution order (config, benchmark, repeat)."""
     suite = opts.validate(suite, machine)
     on_gpu = bool(machine.gpu_names)
-    scale = opts.scale if opts.scale != "auto" else ("small" if on_gpu else "tiny")
+    scale = opts.scale if opts.scale != "auto" else auto_scale(suite, on_gpu)
     names = opts.benchmarks or list(suite.benchmarks)
     precisions = opts.precisions or (["bf16"] if on_gpu else ["fp32"])
+    check_precisions(suite, names, precisions)
     out = opts.out or default_out(machine)
     accel = machine.gpu_names[0] if on_gpu else machine.cpu
     short = accel_short(accel) if on_gpu else "cpu"

@@ -8,7 +8,8 @@ from typing import Any
 
 from collector.ingest.telemetry import telemetry_path
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
+#: fp8: bf16 with the matrix products of the language models in float8 (torchao)
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
 INTERCONNECTS = ("default", "no-p2p")
 
 

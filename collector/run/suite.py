@@ -9,11 +9,16 @@ from typing import Any
 import yaml
 
 from collector.errors import RunError
+from collector.run.spec import PRECISIONS
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 SCALES = ("tiny", "small", "full", "throughput")
-#: the benchmarks a suite may name (each has a workload in collector.run.workloads)
+#: the benchmarks a suite may name (each has a workload in collector.run.workloads): the
+#: seven of MLPerf Training v0.5 and the language models of v5.1
 BENCHMARKS = ("resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo")
+LANGUAGE_MODELS = ("llama31_8b", "llama2_70b_lora")
+#: the precisions a benchmark runs in unless its suite entry lists its own
+DEFAULT_PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 
 
 @dataclass(frozen=True)
@@ -35,20 +40,22 @@ class ScaleSpec:
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
-    """One benchmark of a suite."""
+    """One benchmark of a suite, at the suite's scales, in the precisions it supports."""
 
     name: str
     quality_metric: str
     scales: dict[str, ScaleSpec]
+    precisions: tuple[str, ...] = DEFAULT_PRECISIONS
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A suite: its name and benchmarks, in file order."""
+    """A suite: its name and benchmarks, in file order, and the scales it offers."""
 
     name: str
     benchmarks: dict[str, BenchmarkSpec]
     path: Path
+    scales: tuple[str, ...] = SCALES
 
 
 def _need(d: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -66,23 +73,28 @@ def parse_suite(data: Any, path: Path) -> Suite:
     where = str(path)
     name = str(_need(data, "suite", (str, float, int), where))
     scales = _need(data, "scales", list, where)
-    if sorted(scales) != sorted(SCALES):
-        raise RunError(f"{where}.scales: expected {list(SCALES)}, got {scales}")
+    if not scales or any(s not in SCALES for s in scales) or len(set(scales)) != len(scales):
+        raise RunError(f"{where}.scales: expected some of {list(SCALES)}, got {scales}")
     raw = _need(data, "benchmarks", dict, where)
     if not raw:
         raise RunError(f"{where}.benchmarks: empty")
     benches: dict[str, BenchmarkSpec] = {}
     for bname, b in raw.items():
         w = f"{where}: benchmarks.{bname}"
-        if bname not in BENCHMARKS:
-            raise RunError(f"{w}: unknown benchmark (known: {', '.join(BENCHMARKS)})")
+        if bname not in BENCHMARKS + LANGUAGE_MODELS:
+            known = ", ".join(BENCHMARKS + LANGUAGE_MODELS)
+            raise RunError(f"{w}: unknown benchmark (known: {known})")
         runs = _need(b, "runs", dict, w)
         specs = {}
-        for scale in SCALES:
+        for scale in scales:
             specs[scale] = _scale(b, scale, _need(runs, scale, int, f"{w}.runs"), f"{w}.{scale}")
         _need(b, "model", str, w)
-        benches[bname] = BenchmarkSpec(bname, _need(b, "quality_metric", str, w), specs)
-    return Suite(name, benches, path)
+        precisions = tuple(b.get("precisions", DEFAULT_PRECISIONS))
+        if not precisions or any(p not in PRECISIONS for p in precisions):
+            raise RunError(f"{w}.precisions: expected some of {list(PRECISIONS)}, got {precisions}")
+        metric = _need(b, "quality_metric", str, w)
+        benches[bname] = BenchmarkSpec(bname, metric, specs, precisions)
+    return Suite(name, benches, path, tuple(scales))
 
 
 def _scale(bench: dict[str, Any], scale: str, n_runs: int, where: str) -> ScaleSpec:

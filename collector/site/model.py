@@ -86,6 +86,7 @@ class HomePage(Page):
     models: tuple[ModelFinding, ...] = ()
     own_configurations: int = 0  # scored configurations of the user's own full-size runs
     proxy_configurations: int = 0
+    language_models: tuple[Row, ...] = ()  # site_language_models rows that Home states
 
 
 @dataclass(frozen=True)

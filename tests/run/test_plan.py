@@ -109,7 +109,7 @@ def test_run_finished_reads_the_last_line(tmp_path: Path):
         (Options(launcher="torchrun", rdzv_endpoint="node0"), "host:port"),
         (Options(gpus=[0]), "--gpus must be >= 1"),
         (Options(scale="throughput", warmup=-1), "--warmup must be >= 0"),
-        (Options(precisions=["fp8"]), "unknown precision"),
+        (Options(precisions=["int4"]), "unknown precision"),
         (Options(interconnects=["pcie"]), "unknown interconnect"),
     ],
 )

@@ -1,9 +1,11 @@
-"""The seven MLPerf Training v0.5 workloads, by benchmark name."""
+"""The workloads by benchmark name: the seven of MLPerf Training v0.5 and the two language models
+of v5.1."""
 
 from __future__ import annotations
 
 from collector.run.workloads.base import Workload
 from collector.run.workloads.gnmt import GNMTWorkload
+from collector.run.workloads.llama import Llama2LoRAWorkload, Llama31Workload
 from collector.run.workloads.maskrcnn import MaskRCNNWorkload
 from collector.run.workloads.minigo import MiniGoWorkload
 from collector.run.workloads.ncf import NCFWorkload
@@ -19,6 +21,8 @@ WORKLOADS: dict[str, type[Workload]] = {
     "transformer": TransformerWorkload,
     "ncf": NCFWorkload,
     "minigo": MiniGoWorkload,
+    "llama31_8b": Llama31Workload,
+    "llama2_70b_lora": Llama2LoRAWorkload,
 }
 
 

@@ -79,6 +79,12 @@ class Workload(ABC):
     eval_set: Sequence[torch.Tensor] = ()
     n_eval: int = 0
     eval_batch: int = 512
+    #: whether the engine shards the model across the ranks (FSDP2) instead of replicating it
+    sharded: bool = False
+    #: what a throughput run measures, where it says more than the engine's label
+    measures: str = ""
+    #: tokens in one sample, for the workloads that count tokens
+    tokens_per_sample: int | None = None
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         self.params = params
@@ -186,6 +192,19 @@ class Workload(ABC):
         """Number of samples in ``batch`` (for throughput)."""
         return int(batch[0].shape[0])
 
+    def micro_batches(self, batch: Batch) -> list[Batch]:
+        """The forward and backward passes one optimizer step on ``batch`` runs (one here)."""
+        return [batch]
+
+    def model_flops(self, batch: Batch) -> int | None:
+        """Model FLOPs of one step on ``batch`` where the workload counts them itself; None lets
+        the engine count them with torch's FLOP counter."""
+        return None
+
+    def log_params(self) -> dict[str, Any]:
+        """Hyperparameters logged as events of their own beside ``global_batch_size``."""
+        return {}
+
     def make_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         """The optimizer named in ``params['optim']`` (sgd, adam or adamw)."""
         spec = dict(self.params.get("optim", {"name": "sgd", "lr": 0.1}))
@@ -204,7 +223,8 @@ class Workload(ABC):
             raise ValueError(f"unknown optimizer {name!r}")
         if name == "sgd":
             spec.setdefault("momentum", 0.9)
-        return optimizers[name](model.parameters(), **spec)
+        trainable = [p for p in model.parameters() if p.requires_grad]
+        return optimizers[name](trainable, **spec)
 
     def lr_factor(self, step: int) -> float:
         """Multiplier on the base learning rate at optimizer ``step`` (linear warm-up)."""

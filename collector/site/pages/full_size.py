@@ -13,11 +13,12 @@ from collector.site.model import ChartRef, Row, Sheet
 from collector.site.render import phrase
 
 PATH = "full-size.md"
-TABLES = ("full_size_ratios", "full_size_scaling")
+TABLES = ("site_language_models", "full_size_ratios", "full_size_scaling")
 
 
 def page(data: SiteData) -> Sheet:
-    """The page's rows of full_size_ratios and full_size_scaling, each with its link in words
+    """The page's rows of site_language_models, full_size_ratios and full_size_scaling, each
+    with its link in words
     (``link``), and one scaling chart per server (a campaign's submitter) under its name."""
     words = link_words()
     rows = {

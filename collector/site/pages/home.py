@@ -1,5 +1,7 @@
 """Home: per workload family, the fastest official systems of the newest round on one server
-and at scale; then accelerator models compared at an equal count. Official results only."""
+and at scale; then accelerator models compared at an equal count (official results only); then,
+apart, one sentence per language model run on your own servers, set against the official
+results of the same accelerator."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ def page(data: SiteData) -> HomePage:
             1 for r in scores if r["evidence"] == "local" and r["score_minutes"]
         ),
         proxy_configurations=sum(1 for r in scores if r["evidence"] == "proxy"),
+        language_models=tuple(r for r in data.rows("site_language_models") if r["home"]),
     )
 
 
