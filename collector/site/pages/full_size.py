@@ -13,18 +13,19 @@ from collector.site.model import ChartRef, Row, Sheet
 from collector.site.render import phrase
 
 PATH = "full-size.md"
-TABLES = ("site_language_models", "full_size_ratios", "full_size_scaling")
+LINKED = ("full_size_ratios", "full_size_scaling")  # tables whose rows name a link
 
 
 def page(data: SiteData) -> Sheet:
-    """The page's rows of site_language_models, full_size_ratios and full_size_scaling, each
-    with its link in words
+    """The page's rows of site_language_models, and of full_size_ratios and full_size_scaling
+    each with its link in words
     (``link``), and one scaling chart per server (a campaign's submitter) under its name."""
     words = link_words()
     rows = {
         t: [{**r, "link": words.get(r["interconnect"], r["interconnect"])} for r in data.rows(t)]
-        for t in TABLES
+        for t in LINKED
     }
+    rows["site_language_models"] = data.rows("site_language_models")
     refs: dict[str, tuple[ChartRef, ...]] = {}
     for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):
         mine = [r for r in rows["full_size_scaling"] if r["submitter"] == server]
