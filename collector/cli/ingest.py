@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collector.cli.app import app
-from collector.errors import InputError
-from collector.ingest.pipeline import SOURCES, IngestReport, ingest
-from collector.store import WAIT_S
+from collector.cli.app import WAIT_HELP, app
+
+if TYPE_CHECKING:
+    from collector.ingest.pipeline import IngestReport
 
 HELP = (
     "Ingest MLPerf training logs (every round's format) and system descriptions.\n\n"
@@ -33,10 +32,7 @@ def ingest_command(
     source: Annotated[
         str | None, typer.Option(help="Force the source kind: official, local or published.")
     ] = None,
-    wait: Annotated[
-        float,
-        typer.Option(help="Seconds to wait for another writer of the store to finish."),
-    ] = WAIT_S,
+    wait: Annotated[float | None, typer.Option(help=WAIT_HELP, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
     round_: Annotated[
         str | None,
@@ -49,20 +45,18 @@ def ingest_command(
     ] = True,
 ) -> None:
     """Ingest MLPerf training logs and system descriptions (see HELP)."""
-    if source is not None and source not in SOURCES:
-        raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
-    if round_ is not None and not re.fullmatch(r"v\d+\.\d+", round_):
-        raise InputError(f"--round must name a round such as v4.1, not {round_!r}")
-    report = ingest(
-        paths,
-        store=store,
-        source=source,
-        round_=round_,
-        events=events,
-        on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
-        wait_s=wait,
-        on_wait=lambda message: print(message, file=sys.stderr),
-    )
+    from collector.warehouse import Warehouse
+
+    with Warehouse(store) as wh:
+        report = wh.ingest(
+            paths,
+            source=source,
+            round_=round_,
+            events=events,
+            on_issue=None if quiet else lambda i: print(i, file=sys.stderr),
+            wait_s=wait,
+            on_wait=lambda message: print(message, file=sys.stderr),
+        )
     if not quiet:
         for issue in report.recorded:
             print(f"{issue} (already recorded)", file=sys.stderr)

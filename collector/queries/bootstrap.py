@@ -131,7 +131,7 @@ def functions(seed: int, resamples: int, level: float) -> dict[str, Callable[...
     return {"bootstrap_mean": bootstrap_mean, "bootstrap_ratio": bootstrap_ratio}
 
 
-def register(con: duckdb.DuckDBPyConnection, params: pa.Table | None = None) -> None:
+def register(con: duckdb.DuckDBPyConnection, params: parameters.Table | None = None) -> None:
     """Create bootstrap_mean and bootstrap_ratio on `con`, with the parameters of
     parameters.yml (or of a one-row table with seed, resamples and level)."""
     row = (params or parameters.bootstrap_params()).to_pylist()[0]

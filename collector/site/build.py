@@ -3,12 +3,16 @@ into one docs folder for MkDocs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import vl_convert
+from altair.utils.schemapi import debug_mode
 
 from collector.site import charts
 from collector.site.common import benchmark_names
@@ -25,8 +29,11 @@ from collector.site.pages import (
     systems,
 )
 from collector.site.render import render
+from collector.warehouse import Warehouse
 
 INDEX = ".generated.json"  # list of the files written, so stale ones can be removed
+STAMP = ".stamp"  # the store, snapshot and collector that the generated files come from
+SVG_MARK = "<!-- spec sha256 {} -->\n"  # first line of a chart's SVG: the spec it shows
 # Pages that lay out derived tables as they are: template, path, title, the tables it reads.
 SHEETS = (
     ("benchmarks.md.j2", "benchmarks/index.md", "Benchmarks", ("site_benchmarks",)),
@@ -66,26 +73,67 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         for template, path, title, tables in SHEETS
     ]
     out += [("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
-    out += [("system.md.j2", systems.page(data, s)) for s in systems.systems_with_runs(data)]
+    out += [("systems_round.md.j2", page) for page in systems.pages(data)]
     return out
 
 
-def generate(store: str | Path | None = None) -> Result:
-    """Render everything in memory: pages, chart specs, downloads (SVGs come at write time)."""
+def generate(store: str | Path | Warehouse | None = None) -> Result:
+    """Render everything in memory: pages, chart specs, downloads (SVGs come at write time),
+    from one store snapshot."""
+    if not isinstance(store, Warehouse):
+        with Warehouse(store, threads=1) as wh:
+            return generate(wh)
     data = load(store)
     files: dict[str, bytes] = {}
     chart_list: list[ChartRef] = []
-    for template, page in pages(data):
+    with debug_mode(False):  # no schema check per chart object: the chart tests check specs
+        made = pages(data)
+    for template, page in made:
         files[page.path] = render(template, page).encode()
         for refs in page.charts.values() if isinstance(page, Sheet) else ():
             chart_list.extend(refs)
-    for c in chart_list:
-        files[f"charts/{c.chart_id}.vl.json"] = (
-            json.dumps(c.spec, indent=1, sort_keys=True) + "\n"
-        ).encode()
-    files.update(downloads.files(data))
-    files.update(guide.files(data))
+    if data.downloads is None:  # the same for every build of one SiteData (mkdocs serve)
+        data.downloads = downloads.files(data)
+    files.update(data.downloads)
     return Result(data.snapshot, files, tuple(chart_list))
+
+
+@dataclass(frozen=True)
+class Update:
+    """What `update` did: the snapshot the docs folder shows, and whether it generated."""
+
+    snapshot: str
+    generated: bool
+    files: int
+
+
+def update(out: Path, static: Path | None = None, store: str | Path | None = None) -> Update:
+    """Bring the docs folder `out` up to date: the static sources, and the generated files of
+    the store's live snapshot. Generating is skipped when `out` holds that snapshot's files as
+    this collector's code makes them (its stamp says so), as after `collector site` or an
+    earlier build: MkDocs' hook calls this before every build."""
+    with Warehouse(store, threads=1) as wh:
+        stamp = _stamp(wh, static)
+        stamp_path = out / STAMP
+        if stamp_path.exists() and stamp_path.read_text() == stamp:
+            return Update(wh.snapshot or "", False, len(_index(out)))
+        result = generate(wh)
+    written = write(result, out, static)
+    stamp_path.write_text(stamp)
+    return Update(result.snapshot, True, len(written))
+
+
+def _stamp(wh: Warehouse, static: Path | None) -> str:
+    """The store and its snapshot, and a digest of collector's package (code, SQL, templates)
+    and of the static sources."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for folder in (package, static):
+        for path in sorted(folder.rglob("*")) if folder else ():
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(f"{path.relative_to(folder)}\0".encode())
+                digest.update(path.read_bytes())
+    return f"{os.path.realpath(wh.path)}\n{wh.snapshot}\n{digest.hexdigest()}\n"
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
@@ -95,7 +143,7 @@ def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
     `mkdocs serve`, which watches the folder, sees no change when the data has none."""
     out.mkdir(parents=True, exist_ok=True)
     previous = _index(out)
-    current = {**_static(static), **result.files, **_svgs(result.charts)}
+    current = {**_static(static), **result.files, **_svgs(result.charts, out)}
     for rel in sorted(set(previous) - set(current)):
         (out / rel).unlink(missing_ok=True)
     for rel, content in {**current, INDEX: _listing(current)}.items():
@@ -125,10 +173,34 @@ def _index(out: Path) -> list[str]:
     return json.loads(path.read_text()) if path.exists() else []
 
 
-def _svgs(chart_list: tuple[ChartRef, ...]) -> dict[str, bytes]:
+# coordinates and sizes in an SVG's geometry: one decimal of a pixel is all that shows
+_GEOMETRY = re.compile(r'\b(d|transform|points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="([^"]*)"')
+_DECIMALS = re.compile(r"(\d+\.\d)\d+")
+
+
+def _shorter(svg: str) -> str:
+    """An SVG with its geometry's numbers cut to one decimal (a tenth of its size, for the
+    largest charts), its text as it was."""
+    return _GEOMETRY.sub(lambda m: m[1] + '="' + _DECIMALS.sub(r"\1", m[2]) + '"', svg)
+
+
+def _svgs(chart_list: tuple[ChartRef, ...], out: Path) -> dict[str, bytes]:
+    """Each chart's static SVG; one `out` holds already for the same spec is kept (its first
+    line names the spec's sha256), as converting the large ones takes seconds."""
+
     def one(c: ChartRef) -> tuple[str, bytes]:
-        svg = vl_convert.vegalite_to_svg(charts.at_width(c.spec, charts.STATIC_WIDTH))
-        return f"charts/{c.chart_id}.svg", svg.encode()
+        rel = f"charts/{c.chart_id}.svg"
+        spec = charts.at_width(c.spec, charts.STATIC_WIDTH)
+        mark = SVG_MARK.format(
+            hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+        )
+        try:
+            with (out / rel).open("rb") as held:
+                if held.readline().decode(errors="replace") == mark:
+                    return rel, mark.encode() + held.read()
+        except OSError:
+            pass
+        return rel, (mark + _shorter(vl_convert.vegalite_to_svg(spec))).encode()
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(pool.map(one, chart_list))

@@ -1,39 +1,41 @@
-"""The data behind the site: every derived table that exists, read once from one store snapshot.
+"""The data behind the site: every derived table, read once from one store snapshot (a
+`Warehouse`), with the reference data the pages name.
 
 Derived tables are optional: a page shows what exists and says what is not measured yet.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
-from collector import store as stores
-from collector.errors import InputError
-from collector.ingest.published import load_studies
-from collector.queries import query
 from collector.site.config import settings
-from collector.store.snapshot import current_name
+from collector.warehouse import Warehouse
 
 Row = dict[str, Any]
 
 
 @dataclass
 class SiteData:
-    """Derived tables by name, plus system descriptions and the published studies."""
+    """Derived tables by name, plus system descriptions, the published studies and the
+    official trees read, all from one store snapshot."""
 
     store: Path
     snapshot: str
     tables: dict[str, pa.Table]
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
+    trees: list[Row] = field(default_factory=list)  # the official result trees read (sources)
     read: dict[str, list[Row]] = field(default_factory=dict)  # rows already read, by table
+    downloads: dict[str, bytes] | None = None  # the download files, once made
 
     def rows(self, name: str) -> list[Row]:
         """The table's rows (read once: pages share them and must not change them), or none
@@ -44,28 +46,56 @@ class SiteData:
         return self.read[name]
 
 
-def load(store: str | Path | None = None) -> SiteData:
-    """Read every defined derived table and the extras the pages need from one snapshot."""
-    store_path = stores.resolve(store)
-    snapshot = current_name(store_path)
-    if snapshot is None:
-        raise InputError(f"{store_path}: no store snapshot here; run collector ingest first")
-    con = query.connect(store_path)
-    # One thread: rows that tie in a table's ORDER BY, and sums over many values, come out in
-    # the same order every time, so regenerated pages are byte-identical when the data is.
-    con.execute("SET threads TO 1")
-    tables = {}
-    for name in query.names():  # dependencies first: each table is computed once
-        query.materialize(con, name)
-        if name not in settings().internal_tables:
-            tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
-    if "published" not in tables:
-        tables["published"] = _published(con)
-    descriptions = {}
-    for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
-        descriptions[sid] = _parse(text)
-    studies = load_studies(stores.shipped("published"))
-    return SiteData(store_path, snapshot, tables, descriptions, studies)
+def load(wh: Warehouse) -> SiteData:
+    """Read every derived table and the extras the pages need from the warehouse's snapshot.
+
+    The last snapshot read is kept in memory with its tables, for `mkdocs serve`, which
+    rebuilds the pages in one process after each change of a template or static source."""
+    key = (os.path.realpath(wh.path), wh.snapshot, _queries_digest())
+    if _LOADED.get(key) is None:
+        _LOADED.clear()
+        _LOADED[key] = _load(wh)
+    return _LOADED[key]
+
+
+_LOADED: dict[tuple[str, str | None, str], SiteData] = {}
+
+
+def _queries_digest() -> str:
+    """A digest of the derived tables' SQL and contracts: what the data depends on."""
+    digest = hashlib.sha256()
+    for path in sorted(resources.files("collector.queries").iterdir(), key=lambda p: p.name):
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _load(wh: Warehouse) -> SiteData:
+    # One thread (Warehouse(threads=1)): rows that tie in a table's ORDER BY, and sums over
+    # many values, come out in the same order every time, so regenerated pages are
+    # byte-identical when the data is.
+    tables = {
+        name: settle(wh.table(name).to_arrow_table())
+        for name in wh.names()
+        if name not in settings().internal_tables
+    }
+    tables["published"] = wh.sql(
+        "SELECT 'published' AS source, * FROM store.published ORDER BY row_id"
+    ).to_arrow_table()
+    descriptions = {
+        sid: _parse(text)
+        for sid, text in wh.sql("SELECT system_id, description_json FROM store.systems").fetchall()
+    }
+    studies = wh.sql("SELECT * FROM store.studies").to_arrow_table().to_pylist()
+    trees = wh.sql("SELECT * FROM store.sources ORDER BY tree").to_arrow_table().to_pylist()
+    return SiteData(
+        wh.path,
+        wh.snapshot or "",
+        tables,
+        descriptions,
+        {s.pop("study"): s for s in studies},
+        trees,
+    )
 
 
 SIGNIFICANT_DIGITS = 12
@@ -82,28 +112,15 @@ def settle(table: pa.Table) -> pa.Table:
         if pa.types.is_floating(col.type):
             values = table.column(i).to_numpy(zero_copy_only=False).astype(np.float64)
             finite = np.isfinite(values) & (values != 0)
-            digits = np.zeros_like(values)
+            digits = np.zeros(len(values), np.int64)
             digits[finite] = SIGNIFICANT_DIGITS - 1 - np.floor(np.log10(np.abs(values[finite])))
             rounded = values.copy()
-            rounded[finite] = np.array(
-                [round(v, int(d)) for v, d in zip(values[finite], digits[finite], strict=True)]
-            )
+            for d in np.unique(digits[finite]):  # numpy rounds to one number of digits at a time
+                at = finite & (digits == d)
+                rounded[at] = np.round(values[at], int(d))
             mask = table.column(i).is_null().to_numpy(zero_copy_only=False)
             table = table.set_column(i, col, pa.array(rounded, col.type, mask=mask))
     return table
-
-
-def _published(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Transcribed study numbers straight from runs/published/*.csv, labelled as published."""
-    files = sorted(stores.shipped("published").glob("*.csv"))
-    if not files:
-        return pa.table({"source": pa.array([], pa.string())})
-    listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-    return con.sql(
-        f"SELECT 'published' AS source, * REPLACE (TRY_CAST(value AS DOUBLE) AS value, "
-        f"TRY_CAST(accelerators AS BIGINT) AS accelerators) "
-        f"FROM read_csv([{listing}], all_varchar = true, header = true) ORDER BY row_id"
-    ).to_arrow_table()
 
 
 def _parse(text: str | None) -> dict[str, Any]:

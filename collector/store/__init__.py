@@ -13,7 +13,22 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from collector.store.snapshot import KEEP, POINTER, WAIT_S, Pin, Snapshot, read, write, writing
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from collector.errors import StoreError
+from collector.store.schemas import STORED_TABLES, load
+from collector.store.snapshot import (
+    KEEP,
+    POINTER,
+    WAIT_S,
+    Pin,
+    Snapshot,
+    _read,
+    read,
+    write,
+    writing,
+)
 
 WORKING_STORE = Path(".collector") / "store"
 
@@ -45,6 +60,25 @@ def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
     return WORKING_STORE
 
 
+def snapshot_tables(store: Path, name: str) -> dict[str, Path | pa.Table]:
+    """The stored tables of snapshot `name` of `store` (pin it first): the Parquet file of
+    each table at this collector's schema version, or the table itself, upgraded in memory by
+    the migrations, where its file is at an older one. Tables the snapshot lacks (written
+    before they existed) are left out."""
+    found: dict[str, Path | pa.Table] = {}
+    for table in STORED_TABLES:
+        path = (store / name / f"{table}.parquet").resolve()
+        if not path.exists():
+            continue
+        try:
+            meta = pq.read_metadata(path).metadata or {}
+        except (OSError, pa.ArrowException) as exc:
+            raise StoreError(f"{path}: unreadable Parquet ({exc})") from exc
+        current = int(meta.get(b"schema_version", b"0")) == load(table).schema_version
+        found[table] = path if current else _read(store, name, (table,))[table]
+    return found
+
+
 def _seed(source: Path, target: Path) -> None:
     """Copy the live snapshot of `source` to a new store at `target`, atomically."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +107,7 @@ __all__ = [
     "Snapshot",
     "read",
     "resolve",
+    "snapshot_tables",
     "shipped",
     "write",
     "writing",
