@@ -77,9 +77,9 @@ def query_command(
 
 def contract_display(name: str) -> tuple[str, ...] | None:
     """The columns a derived table's contract lists to print by default, if any."""
-    from collector.queries.query import contracts
+    from collector.queries.query import contract
 
-    return contracts()[name].display or None
+    return contract(name).display or None
 
 
 def render(

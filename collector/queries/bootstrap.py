@@ -29,7 +29,6 @@ from functools import lru_cache
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from collector.queries import parameters
 
@@ -41,6 +40,8 @@ Lists = tuple[np.ndarray, np.ndarray, np.ndarray]  # each list's start and size,
 def _lists(column: pa.Array | pa.ChunkedArray) -> Lists:
     """(starts, sizes, values) of a list column, each list's finite values sorted; a list
     holding an infinite value gets size 0."""
+    import pyarrow.compute as pc  # loaded when an interval is computed: a slow import
+
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
     rows = pc.list_parent_indices(column).to_numpy()

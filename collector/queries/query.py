@@ -43,24 +43,34 @@ class Contract:
 @cache
 def contracts() -> dict[str, Contract]:
     """Every derived table, by name, in an order where dependencies come first."""
+    return _topological({name: contract(name) for name in _tables()})
+
+
+@cache
+def _tables() -> frozenset[str]:
+    """The derived tables' names: one .sql file each."""
+    entries = resources.files(QUERY_PACKAGE).iterdir()
+    return frozenset(e.name.removesuffix(".sql") for e in entries if e.name.endswith(".sql"))
+
+
+@cache
+def contract(name: str) -> Contract:
+    """The contract of derived table `name` (read alone: a query of one table parses one
+    contract); an InputError naming the known tables if there is none."""
+    if name not in _tables():
+        raise InputError(f"unknown table {name!r}; known: {', '.join(names())}")
     folder = resources.files(QUERY_PACKAGE)
-    found: dict[str, Contract] = {}
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".sql"):
-            continue
-        name = entry.name.removesuffix(".sql")
-        doc = yaml.load(folder.joinpath(f"{name}.yml").read_text(), yaml.CSafeLoader)
-        found[name] = Contract(
-            table=doc["table"],
-            grain=doc["grain"],
-            description=doc.get("description", ""),
-            depends_on=tuple(doc.get("depends_on", ())),
-            columns=tuple(doc["columns"]),
-            tests=tuple(doc.get("tests", ())),
-            sql=entry.read_text(),
-            display=tuple(doc.get("display", ())),
-        )
-    return _topological(found)
+    doc = yaml.load(folder.joinpath(f"{name}.yml").read_text(), yaml.CSafeLoader)
+    return Contract(
+        table=doc["table"],
+        grain=doc["grain"],
+        description=doc.get("description", ""),
+        depends_on=tuple(doc.get("depends_on", ())),
+        columns=tuple(doc["columns"]),
+        tests=tuple(doc.get("tests", ())),
+        sql=folder.joinpath(f"{name}.sql").read_text(),
+        display=tuple(doc.get("display", ())),
+    )
 
 
 def _topological(found: dict[str, Contract]) -> dict[str, Contract]:
@@ -178,14 +188,17 @@ def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
     reads computed first (each once per connection); returns its number of rows."""
     contract(name)
     done = _built(con)
-    for table in _needed(name):
+    if name in done:
+        return _one(con, f"SELECT count(*) FROM {name}")
+    for table in _needed(con, name):
         if table not in done:
-            _register_parameters(con, reads(table))
+            _register_parameters(con, reads(con, table))
             try:
-                con.execute(f"CREATE TEMP TABLE {table} AS {contracts()[table].sql}").fetchall()
+                # CREATE TABLE AS answers with the number of rows it stored
+                rows = _one(con, f"CREATE TEMP TABLE {table} AS {contract(table).sql}")
             except duckdb.Error as exc:
                 raise QueryError(f"{table}.sql: {_first_line(exc)}") from exc
-    return _one(con, f"SELECT count(*) FROM {name}")
+    return rows
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> Any:
@@ -194,29 +207,27 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> Any:
     return value
 
 
-def contract(name: str) -> Contract:
-    """The contract of derived table `name`; an InputError naming the known ones if none."""
-    if name not in contracts():
-        raise InputError(f"unknown table {name!r}; known: {', '.join(names())}")
-    return contracts()[name]
-
-
 def names() -> list[str]:
     """Names of the derived tables, dependencies first."""
     return list(contracts())
 
 
-@cache
-def reads(name: str) -> frozenset[str]:
+_READS: dict[str, frozenset[str]] = {}
+
+
+def reads(con: duckdb.DuckDBPyConnection, name: str) -> frozenset[str]:
     """The tables derived table `name` reads by name (derived, parameter and reference tables,
-    and its own CTEs): those of its contract's depends_on and those its SQL names."""
-    contract = contracts()[name]
-    return frozenset(contract.depends_on) | (_named(contract.sql) - {name})
+    and its own CTEs): those of its contract's depends_on and those its SQL names (parsed by
+    `con` once per process)."""
+    if name not in _READS:
+        found = contract(name)
+        _READS[name] = frozenset(found.depends_on) | (_named(con, found.sql) - {name})
+    return _READS[name]
 
 
-def _named(sql: str) -> frozenset[str]:
+def _named(con: duckdb.DuckDBPyConnection, sql: str) -> frozenset[str]:
     """The unqualified table names in a SQL text, as DuckDB's parser reads it (no binding)."""
-    tree = _one(_parser(), "SELECT json_serialize_sql($text)", text=sql)
+    tree = _one(con, "SELECT json_serialize_sql($text)", text=sql)
     found: set[str] = set()
     stack = [json.loads(tree)]
     while stack:
@@ -230,11 +241,6 @@ def _named(sql: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@cache
-def _parser() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect()
-
-
 def _built(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {
         r[0]
@@ -242,17 +248,19 @@ def _built(con: duckdb.DuckDBPyConnection) -> set[str]:
     }
 
 
-def _needed(name: str) -> list[str]:
+def _needed(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     """`name` and the derived tables it reads, directly or not, dependencies first."""
     ordered: list[str] = []
 
-    def visit(table: str) -> None:
+    def visit(table: str, path: tuple[str, ...]) -> None:
+        if table in path:
+            raise QueryError(f"derived tables read each other in a cycle: {', '.join(path)}")
         if table not in ordered:
-            for dep in sorted(reads(table) & contracts().keys()):
-                visit(dep)
+            for dep in sorted(reads(con, table) & _tables()):
+                visit(dep, (*path, table))
             ordered.append(table)
 
-    visit(name)
+    visit(name, ())
     return ordered
 
 
@@ -287,8 +295,8 @@ def select(con: duckdb.DuckDBPyConnection, text: str) -> duckdb.DuckDBPyRelation
 
 def _prepare(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Make the derived and parameter tables a SQL text names."""
-    named = _named(sql)
-    for name in sorted(named & contracts().keys()):
+    named = _named(con, sql)
+    for name in sorted(named & _tables()):
         build(con, name)
     _register_parameters(con, named)
 
@@ -296,13 +304,13 @@ def _prepare(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 def check_contracts(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Run every contract's invariant tests; returns one line per violated invariant."""
     failures = []
-    for name, contract in contracts().items():
+    for name, found in contracts().items():
         build(con, name)
         got = con.table(name).columns
-        want = [c["name"] for c in contract.columns]
+        want = [c["name"] for c in found.columns]
         if got != want:
             failures.append(f"{name}: columns {got} differ from its contract {want}")
-        for test in contract.tests:
+        for test in found.tests:
             _prepare(con, test["sql"])
             count = _one(con, f"SELECT count(*) FROM ({test['sql']})")
             if count:
