@@ -110,6 +110,13 @@ def hardware_words() -> dict[str, Table]:
 
 
 @cache
+def evidence_kinds() -> Table:
+    """The kinds of evidence: key, label, heading and order (evidence.yml)."""
+    doc = _doc("evidence.yml")
+    return table(doc["columns"], doc["kinds"], {"rank": INT})
+
+
+@cache
 def quality_direction() -> Table:
     """Benchmarks whose quality improves downwards, or that log two metrics (quality.yml)."""
     doc = _doc("quality.yml")
@@ -127,6 +134,7 @@ def tables() -> dict[str, Callable[[], Table]]:
         **{name: partial(_one, datasets, name) for name in DATASET_TABLES},
         **{name: partial(_one, hardware_words, name) for name in WORD_TABLES},
         "quality_direction": quality_direction,
+        "evidence_kinds": evidence_kinds,
     }
 
 

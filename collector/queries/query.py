@@ -162,6 +162,8 @@ def connect(
         "CREATE MACRO round_key(r) AS "
         "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
     )
+    for macro in _evidence_macros():
+        con.execute(f"CREATE MACRO {macro}")
     files = [str(p) for p in tables.values() if isinstance(p, Path)]
     con.execute("SET allowed_paths = $files", {"files": files})
     con.execute("SET enable_external_access = false")
@@ -170,6 +172,29 @@ def connect(
 
 
 # DuckDB's types of the stored tables' column types
+def _evidence_macros() -> list[str]:
+    """The kind of evidence of a row as SQL macros over evidence.yml: its key (a local run below
+    full scale is a proxy), its label (a proxy's followed by its scale) and its place. Plain
+    expressions, not lookups: a lookup per row made the site's largest tables slow."""
+    rows = parameters.evidence_kinds().rows
+
+    def case(column: str) -> str:
+        whens = " ".join(f"WHEN {_literal(r['evidence'])} THEN {_literal(r[column])}" for r in rows)
+        return f"CASE key {whens} END"
+
+    return [
+        "evidence_of(source, scale) AS CASE WHEN source = 'local' "
+        "AND coalesce(scale, '') <> 'full' THEN 'proxy' ELSE source END",
+        f"evidence_kind(key, scale) AS {case('kind')} || CASE WHEN key = 'proxy' "
+        "THEN ' ' || coalesce(scale, 'unknown scale') ELSE '' END",
+        f"evidence_rank(key) AS {case('rank')}",
+    ]
+
+
+def _literal(value: object) -> str:
+    return str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
+
+
 _SQL_TYPES = {"string": "VARCHAR", "int64": "BIGINT", "float64": "DOUBLE", "bool": "BOOLEAN"}
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import altair as alt
 
+from collector.queries import parameters
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import slug
@@ -116,6 +117,15 @@ def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     out = chart.properties(data=alt.Data(values=[])).to_dict(validate=False)
     out["data"] = {**out["data"], "values": rows}
     return out
+
+
+def evidence_heading(kind: str) -> str:
+    """The heading of rows of one kind of evidence (evidence.yml): 'Official MLPerf results'
+    for 'official MLPerf'; a proxy-scale kind keeps its scale ('Local runs, proxy scale tiny')."""
+    for row in parameters.evidence_kinds().rows:
+        if kind == row["kind"] or kind.startswith(row["kind"] + " "):
+            return row["heading"] + kind[len(row["kind"]) :]
+    return kind
 
 
 def round_key(name: str) -> tuple[int, ...]:

@@ -46,6 +46,7 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         href=lambda path: html_text(common.built(path)),
         system_page=common.system_page,
         system_anchor=common.system_slug,
+        evidence_heading=common.evidence_heading,
         benchmark_page=common.benchmark_page,
         interval=lambda low, high, unit="": Markup(markdown_text(common.interval(low, high, unit))),
         listed=common.listed,
