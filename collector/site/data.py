@@ -14,7 +14,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from collector.site.config import settings
@@ -72,10 +71,10 @@ def _queries_digest() -> str:
 
 def _load(wh: Warehouse) -> SiteData:
     # One thread (Warehouse(threads=1)): rows that tie in a table's ORDER BY, and sums over
-    # many values, come out in the same order every time, so regenerated pages are
-    # byte-identical when the data is.
+    # many values, come out in the same order and to the same last bit every time, so
+    # regenerated pages are byte-identical when the data is.
     tables = {
-        name: settle(wh.table(name).to_arrow_table())
+        name: wh.table(name).to_arrow_table()
         for name in wh.names()
         if name not in settings().internal_tables
     }
@@ -96,31 +95,6 @@ def _load(wh: Warehouse) -> SiteData:
         {s.pop("study"): s for s in studies},
         trees,
     )
-
-
-SIGNIFICANT_DIGITS = 12
-
-
-def settle(table: pa.Table) -> pa.Table:
-    """Round float columns to 12 significant digits.
-
-    Parallel aggregation sums in varying order, so the last bits of a mean or an interval
-    differ from one run to the next; the pages must not (their staleness check compares
-    bytes), and no number on them carries more than a few digits.
-    """
-    for i, col in enumerate(table.schema):
-        if pa.types.is_floating(col.type):
-            values = table.column(i).to_numpy(zero_copy_only=False).astype(np.float64)
-            finite = np.isfinite(values) & (values != 0)
-            digits = np.zeros(len(values), np.int64)
-            digits[finite] = SIGNIFICANT_DIGITS - 1 - np.floor(np.log10(np.abs(values[finite])))
-            rounded = values.copy()
-            for d in np.unique(digits[finite]):  # numpy rounds to one number of digits at a time
-                at = finite & (digits == d)
-                rounded[at] = np.round(values[at], int(d))
-            mask = table.column(i).is_null().to_numpy(zero_copy_only=False)
-            table = table.set_column(i, col, pa.array(rounded, col.type, mask=mask))
-    return table
 
 
 def _parse(text: str | None) -> dict[str, Any]:
