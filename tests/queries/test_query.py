@@ -85,6 +85,7 @@ def parameter_tables() -> set[str]:
     return {"score_rules", *query.parameters.tables()}
 
 
+@pytest.mark.slow
 def test_shipped_store_meets_every_contract():
     # every round of official results: RCP-normalised scores, absent logs, local full-size runs
     assert collector.open(REPO / "runs" / "warehouse").check_contracts() == []

@@ -31,9 +31,12 @@ ARGS = [
 ]
 SHOTS = REPO / "build" / "screenshots"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
+    ),
+    pytest.mark.slow,
+]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 

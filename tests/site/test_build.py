@@ -223,6 +223,7 @@ def test_hostile_system_name_is_escaped_in_every_page(generated: site.Result) ->
         assert "<script>alert" not in text, path
 
 
+@pytest.mark.slow  # builds a site with MkDocs
 def test_pages_are_generated_and_the_snapshot_is_named_in_the_footer(
     small_store: Path, small_site: Path
 ) -> None:
@@ -286,6 +287,7 @@ def test_write_removes_pages_no_longer_generated(small_store: Path, tmp_path: Pa
     assert not (tmp_path / "old.md").exists()
 
 
+@pytest.mark.slow  # builds a site with MkDocs
 def test_built_html_has_no_raw_tag(small_site: Path) -> None:
     for html in small_site.rglob("*.html"):
         assert "<script>alert" not in html.read_text(), html
@@ -336,6 +338,7 @@ def _answer(page: object, hours: str, **choices: str) -> tuple[str, list[list[st
     return summary, cells
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_says_when_nothing_meets_the_deadline_and_shows_the_closest(
     guide_page: object,
 ) -> None:
@@ -346,6 +349,7 @@ def test_guide_says_when_nothing_meets_the_deadline_and_shows_the_closest(
     assert all("H200" not in c[0] for c in cells)  # a proxy run never answers
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_lists_official_results_meeting_the_deadline_by_time(guide_page: object) -> None:
     summary, cells = _answer(guide_page, "0.09")  # 5.4 min: all but the 4-accelerator system
     assert summary.startswith("3 of 4 configurations train it within 0.09 h (5.4 min)")
@@ -358,6 +362,7 @@ def test_guide_lists_official_results_meeting_the_deadline_by_time(guide_page: o
     assert all(c[5] == "v0.7" for c in cells)
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_constraints_exclude_a_vendor_multi_node_and_large_systems(
     guide_page: object,
 ) -> None:

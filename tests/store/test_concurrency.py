@@ -38,6 +38,7 @@ def collector(*args: object) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("writers", "trials"), [(2, 3), (4, 2), (8, 2)])
 def test_concurrent_ingests_store_every_run_of_every_tree(tmp_path, writers, trials):
     for trial in range(trials):
@@ -69,6 +70,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_queries_during_a_loop_of_ingests_never_fail(tmp_path):
     store = tmp_path / "store"
     ingest([make_tree(tmp_path, 0)], store=store)
