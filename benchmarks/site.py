@@ -34,7 +34,9 @@ REPO = Path(__file__).resolve().parents[1]
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> float:
     """Seconds a command took; it must succeed."""
     start = time.perf_counter()
-    subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True)
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"{' '.join(args[1:])} failed:\n{done.stderr[-3000:]}")
     return time.perf_counter() - start
 
 
@@ -103,10 +105,10 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "collector"
+        top = str(args.checkout.resolve())
+        skipped = {".git", ".venv", ".collector", "site"}  # at the top only: built or installed
         shutil.copytree(
-            args.checkout,
-            root,
-            ignore=shutil.ignore_patterns(".git", ".venv", ".collector", "site"),
+            top, root, ignore=lambda folder, names: skipped & set(names) if folder == top else ()
         )
         env = {**os.environ, "PYTHONPATH": str(root), "NO_MKDOCS_2_WARNING": "1"}
         env.pop("COLLECTOR_STORE", None)

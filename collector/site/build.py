@@ -176,11 +176,17 @@ def _index(out: Path) -> list[str]:
 # coordinates and sizes in an SVG's geometry: one decimal of a pixel is all that shows
 _GEOMETRY = re.compile(r'\b(d|transform|points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="([^"]*)"')
 _DECIMALS = re.compile(r"(\d+\.\d)\d+")
+# what each mark says to a screen reader and to the pointer: a page shows this SVG as an image
+# (its description in the alt text), where neither reaches anyone
+_MARK_ROLES = re.compile(r' (?:aria-[a-z]+|role|pointer-events)="[^"]*"')
+SVG_FORM = "2"  # changes when _shorter does: a kept SVG of another form is made again
 
 
 def _shorter(svg: str) -> str:
-    """An SVG with its geometry's numbers cut to one decimal (a tenth of its size, for the
-    largest charts), its text as it was."""
+    """A static SVG for a page's image: its geometry's numbers cut to one decimal of a pixel,
+    its marks without their roles (together less than half the size, for the largest charts),
+    its text as it was."""
+    svg = _MARK_ROLES.sub("", svg)
     return _GEOMETRY.sub(lambda m: m[1] + '="' + _DECIMALS.sub(r"\1", m[2]) + '"', svg)
 
 
@@ -191,9 +197,8 @@ def _svgs(chart_list: tuple[ChartRef, ...], out: Path) -> dict[str, bytes]:
     def one(c: ChartRef) -> tuple[str, bytes]:
         rel = f"charts/{c.chart_id}.svg"
         spec = charts.at_width(c.spec, charts.STATIC_WIDTH)
-        mark = SVG_MARK.format(
-            hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
-        )
+        text = SVG_FORM + json.dumps(spec, sort_keys=True)
+        mark = SVG_MARK.format(hashlib.sha256(text.encode()).hexdigest())
         try:
             with (out / rel).open("rb") as held:
                 if held.readline().decode(errors="replace") == mark:
