@@ -64,7 +64,7 @@ def serve(root: Path, env: dict[str, str]) -> tuple[float, float]:
     url = f"http://127.0.0.1:{port}/about.html"
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}", "--no-livereload"],
+        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
         cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,

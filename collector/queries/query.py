@@ -43,7 +43,7 @@ class Contract:
 @cache
 def contracts() -> dict[str, Contract]:
     """Every derived table, by name, in an order where dependencies come first."""
-    return _topological({name: contract(name) for name in _tables()})
+    return _topological({name: contract(name) for name in sorted(_tables())})
 
 
 @cache

@@ -77,13 +77,14 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
     return out
 
 
-def generate(store: str | Path | Warehouse | None = None) -> Result:
+def generate(store: str | Path | Warehouse | None = None, saved: Path | None = None) -> Result:
     """Render everything in memory: pages, chart specs, downloads (SVGs come at write time),
-    from one store snapshot."""
+    from one store snapshot; with `saved`, a docs folder holding this snapshot's downloads as
+    this collector makes them, the tables are read back from there instead of computed."""
     if not isinstance(store, Warehouse):
         with Warehouse(store, threads=1) as wh:
-            return generate(wh)
-    data = load(store)
+            return generate(wh, saved)
+    data = load(store, saved)
     files: dict[str, bytes] = {}
     chart_list: list[ChartRef] = []
     with debug_mode(False):  # no schema check per chart object: the chart tests check specs
@@ -92,9 +93,7 @@ def generate(store: str | Path | Warehouse | None = None) -> Result:
         files[page.path] = render(template, page).encode()
         for refs in page.charts.values() if isinstance(page, Sheet) else ():
             chart_list.extend(refs)
-    if data.downloads is None:  # the same for every build of one SiteData (mkdocs serve)
-        data.downloads = downloads.files(data)
-    files.update(data.downloads)
+    files.update(data.downloads if data.downloads is not None else downloads.files(data))
     return Result(data.snapshot, files, tuple(chart_list))
 
 
@@ -109,31 +108,41 @@ class Update:
 
 def update(out: Path, static: Path | None = None, store: str | Path | None = None) -> Update:
     """Bring the docs folder `out` up to date: the static sources, and the generated files of
-    the store's live snapshot. Generating is skipped when `out` holds that snapshot's files as
-    this collector's code makes them (its stamp says so), as after `collector site` or an
-    earlier build: MkDocs' hook calls this before every build."""
+    the store's live snapshot. MkDocs' hook calls this before every build, so it does no more
+    than what changed, as the folder's stamp tells: nothing when the folder holds that
+    snapshot's files as this collector makes them (after `collector site` or an earlier
+    build); the pages alone, their tables read back from the folder's downloads, when only
+    the templates or the static sources changed (`mkdocs serve` after an edit)."""
+    stamp_path = out / STAMP
+    held = stamp_path.read_text().split("\n", 1) if stamp_path.exists() else ["", ""]
     with Warehouse(store, threads=1) as wh:
-        stamp = _stamp(wh, static)
-        stamp_path = out / STAMP
-        if stamp_path.exists() and stamp_path.read_text() == stamp:
+        tables, page_sources = _stamp(wh, static)
+        if held == [tables, page_sources]:
             return Update(wh.snapshot or "", False, len(_index(out)))
-        result = generate(wh)
+        result = generate(wh, out if held[0] == tables else None)
     written = write(result, out, static)
-    stamp_path.write_text(stamp)
+    stamp_path.write_text(f"{tables}\n{page_sources}")
     return Update(result.snapshot, True, len(written))
 
 
-def _stamp(wh: Warehouse, static: Path | None) -> str:
-    """The store and its snapshot, and a digest of collector's package (code, SQL, templates)
-    and of the static sources."""
+def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
+    """What the generated files come from, in two digests: of the tables (the store, its
+    snapshot and collector's code and SQL), and of the pages' own sources (the templates and
+    the static sources)."""
     package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for folder in (package, static):
-        for path in sorted(folder.rglob("*")) if folder else ():
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(f"{path.relative_to(folder)}\0".encode())
-                digest.update(path.read_bytes())
-    return f"{os.path.realpath(wh.path)}\n{wh.snapshot}\n{digest.hexdigest()}\n"
+    templates = package / "site" / "templates"
+    code = [p for p in package.rglob("*") if templates not in p.parents]
+    pages = [*templates.rglob("*"), *(static.rglob("*") if static else ())]
+    return _digest(code, f"{os.path.realpath(wh.path)}\0{wh.snapshot}"), _digest(pages, "")
+
+
+def _digest(paths: list[Path], start: str) -> str:
+    digest = hashlib.sha256(start.encode())
+    for path in sorted(paths):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(f"{path}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:

@@ -112,10 +112,10 @@ def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     the rows are plain JSON values already."""
     data = getattr(chart, "data", None)
     rows = data["values"] if isinstance(data, alt.Data) else None
-    if not isinstance(rows, list):
+    if not isinstance(rows, list | tuple):
         return chart.to_dict(validate=False)
     out = chart.properties(data=alt.Data(values=[])).to_dict(validate=False)
-    out["data"] = {**out["data"], "values": rows}
+    out["data"] = {**out["data"], "values": list(rows)}
     return out
 
 

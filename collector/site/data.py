@@ -6,15 +6,13 @@ Derived tables are optional: a page shows what exists and says what is not measu
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from collector.site.config import settings
 from collector.warehouse import Warehouse
@@ -35,52 +33,62 @@ class SiteData:
     trees: list[Row] = field(default_factory=list)  # the official result trees read (sources)
     read: dict[str, list[Row]] = field(default_factory=dict)  # rows already read, by table
     downloads: dict[str, bytes] | None = None  # the download files, once made
+    saved: dict[str, Path] = field(default_factory=dict)  # tables to read when asked for
+
+    def table(self, name: str) -> pa.Table | None:
+        """A table by name (read from its saved Parquet file when first asked for), or None
+        when the table is not defined yet."""
+        if name not in self.tables and name in self.saved:
+            self.tables[name] = pq.read_table(self.saved[name])
+        return self.tables.get(name)
+
+    def names(self) -> list[str]:
+        """The tables' names, sorted."""
+        return sorted(self.tables.keys() | self.saved.keys())
+
+    def count(self, name: str) -> int:
+        """A table's number of rows (a saved one's from its file's footer)."""
+        if name in self.tables or name not in self.saved:
+            return self.tables[name].num_rows
+        return pq.read_metadata(self.saved[name]).num_rows
 
     def rows(self, name: str) -> list[Row]:
         """The table's rows (read once: pages share them and must not change them), or none
         when the table is not defined yet."""
         if name not in self.read:
-            table = self.tables.get(name)
+            table = self.table(name)
             self.read[name] = table.to_pylist() if table is not None else []
         return self.read[name]
 
 
-def load(wh: Warehouse) -> SiteData:
-    """Read every derived table and the extras the pages need from the warehouse's snapshot.
-
-    The last snapshot read is kept in memory with its tables, for `mkdocs serve`, which
-    rebuilds the pages in one process after each change of a template or static source."""
-    key = (os.path.realpath(wh.path), wh.snapshot, _queries_digest())
-    if _LOADED.get(key) is None:
-        _LOADED.clear()
-        _LOADED[key] = _load(wh)
-    return _LOADED[key]
-
-
-_LOADED: dict[tuple[str, str | None, str], SiteData] = {}
+def load(wh: Warehouse, saved: Path | None = None) -> SiteData:
+    """Read every derived table and the extras the pages need from the warehouse's snapshot;
+    with `saved`, a docs folder whose downloads hold this snapshot's tables (collector.site.
+    build.update says when), the tables and their download files are read from there."""
+    if saved is None:
+        return _load(wh)
+    data = _load(wh, computed=False)
+    folder = saved / "data"
+    data.downloads = {f"data/{p.name}": p.read_bytes() for p in sorted(folder.iterdir())}
+    data.saved = {path.stem: path for path in folder.glob("*.parquet")}
+    return data
 
 
-def _queries_digest() -> str:
-    """A digest of the derived tables' SQL and contracts: what the data depends on."""
-    digest = hashlib.sha256()
-    for path in sorted(resources.files("collector.queries").iterdir(), key=lambda p: p.name):
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _load(wh: Warehouse) -> SiteData:
+def _load(wh: Warehouse, computed: bool = True) -> SiteData:
+    """The snapshot's extras, and its derived tables unless `computed` is False."""
     # One thread (Warehouse(threads=1)): rows that tie in a table's ORDER BY, and sums over
     # many values, come out in the same order and to the same last bit every time, so
     # regenerated pages are byte-identical when the data is.
-    tables = {
-        name: wh.table(name).to_arrow_table()
-        for name in wh.names()
-        if name not in settings().internal_tables
-    }
-    tables["published"] = wh.sql(
-        "SELECT 'published' AS source, * FROM store.published ORDER BY row_id"
-    ).to_arrow_table()
+    tables = {}
+    if computed:
+        tables = {
+            name: wh.table(name).to_arrow_table()
+            for name in wh.names()
+            if name not in settings().internal_tables
+        }
+        tables["published"] = wh.sql(
+            "SELECT 'published' AS source, * FROM store.published ORDER BY row_id"
+        ).to_arrow_table()
     descriptions = {
         sid: _parse(text)
         for sid, text in wh.sql("SELECT system_id, description_json FROM store.systems").fetchall()

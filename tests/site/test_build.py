@@ -374,3 +374,16 @@ def test_guide_constraints_exclude_a_vendor_multi_node_and_large_systems(
     _, cells = _answer(guide_page, "2", max_accelerators="4")
     assert [c[0] for c in cells] == ["4 x NVIDIA V100, 1 node, PCIe"]
     assert cells[0][2] == "110 min" and cells[0][3] == "yes"  # 2 h less 10.1 min
+
+
+def test_update_does_only_what_changed(small_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    assert site.update(out, None, small_store).generated
+    assert not site.update(out, None, small_store).generated  # collector site, then mkdocs
+    made = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    stamp = out / ".stamp"
+    tables, _pages = stamp.read_text().split("\n", 1)
+    stamp.write_text(f"{tables}\nanother template")  # as after a template edit
+    again = site.update(out, None, small_store)  # the tables read back from the downloads
+    assert again.generated
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == made

@@ -33,7 +33,7 @@ def files(data: SiteData) -> dict[str, bytes]:
         }
 
     with ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:
-        made = list(pool.map(one, sorted(data.tables.items())))
+        made = list(pool.map(one, [(name, data.table(name)) for name in data.names()]))
     return {path: content for found in made for path, content in found.items()}
 
 
@@ -59,7 +59,6 @@ def page(data: SiteData) -> Sheet:
     """data.md: every table with its grain (its contract's) and row count."""
     grains = {name: c.grain for name, c in query.contracts().items()}
     tables = [
-        {"name": name, "grain": grains.get(name), "rows": table.num_rows}
-        for name, table in sorted(data.tables.items())
+        {"name": name, "grain": grains.get(name), "rows": data.count(name)} for name in data.names()
     ]
     return Sheet("data.md", "Data", data.snapshot, rows={"tables": tables})
