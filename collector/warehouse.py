@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from collector import store as stores
 from collector.errors import InputError, StoreError
@@ -47,14 +47,17 @@ class Warehouse:
     def __init__(self, path: str | Path | None = None, *, threads: int | None = None) -> None:
         self._given = path
         self._threads = threads
-        self._con: duckdb.DuckDBPyConnection | None = None
         self._pin(stores.resolve(path))
 
     def _pin(self, path: Path) -> None:
         self.path = path
         pin = stores.Pin(path)
         self.snapshot: str | None = pin.name  # None for a store never written
-        self._release = weakref.finalize(self, pin.close)
+        # what close() releases, also when the warehouse is dropped unclosed: a DuckDB
+        # connection left open keeps its threads, and a process forked beside them (ingest's
+        # workers) may crash
+        self._held: list[Any] = [pin]
+        self._release = weakref.finalize(self, _release, self._held)
 
     def __repr__(self) -> str:
         return f"<Warehouse {self.path} at {self.snapshot or 'no snapshot'}>"
@@ -62,7 +65,9 @@ class Warehouse:
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The DuckDB connection over the pinned snapshot (made on first use, confined)."""
-        if self._con is None:
+        if not self._held:
+            raise StoreError(f"{self.path}: this warehouse is closed; open the store again")
+        if len(self._held) == 1:
             from collector.queries import query
 
             if self.snapshot is None:
@@ -71,8 +76,8 @@ class Warehouse:
                     "`collector ingest PATH`, or name a store with --store or $COLLECTOR_STORE"
                 )
             tables = stores.snapshot_tables(self.path, self.snapshot)
-            self._con = query.connect(tables, self._threads)
-        return self._con
+            self._held.append(query.connect(tables, self._threads))
+        return self._held[1]
 
     @staticmethod
     def names() -> list[str]:
@@ -175,10 +180,8 @@ class Warehouse:
         self._pin(stores.resolve(self._given))
 
     def close(self) -> None:
-        """Drop the connection and let writers remove the snapshot."""
-        if self._con is not None:
-            self._con.close()
-            self._con = None
+        """Close the connection and let writers remove the snapshot (as dropping the
+        warehouse does)."""
         self._release()
 
     def __enter__(self) -> Warehouse:
@@ -206,3 +209,12 @@ def _check_wait(wait_s: float | None) -> float:
     if not (math.isfinite(wait_s) and wait_s >= 0):
         raise InputError(f"--wait must be a finite number of seconds, 0 or more, not {wait_s!r}")
     return wait_s
+
+
+def _release(held: list[Any]) -> None:
+    """Close a warehouse's connection, if it made one, and unpin its snapshot."""
+    pin, *connection = held
+    for con in connection:
+        con.close()
+    pin.close()
+    held.clear()

@@ -63,9 +63,11 @@ def store(tmp_path: Path) -> Path:
 
 def table(store: Path, name: str) -> pa.Table:
     """A derived table (`scores`) or a stored one (`store.runs`), through the public API."""
-    return collector.open(store).table(name).to_arrow_table()
+    with collector.open(store) as wh:
+        return wh.table(name).to_arrow_table()
 
 
 def sql(store: Path, text: str) -> pa.Table:
     """The answer of ad-hoc SQL over a store, through the public API."""
-    return collector.open(store).sql(text).to_arrow_table()
+    with collector.open(store) as wh:
+        return wh.sql(text).to_arrow_table()

@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 import collector
 from collector.cli import app
 from collector.errors import InputError, QueryError, StoreError
+from collector.ingest import pipeline
 from collector.store.schemas import load
 from collector.warehouse import Warehouse
-from tests.conftest import LOGS
+from tests.conftest import LOGS, v05_tree
 
 
 @pytest.fixture
@@ -186,3 +187,15 @@ def test_a_table_stored_at_an_older_schema_version_is_read_upgraded(one_run: Pat
 def _built(wh: Warehouse) -> set[str]:
     rows = wh.connection.execute("SELECT table_name FROM duckdb_tables() WHERE temporary")
     return {r[0] for r in rows.fetchall()}
+
+
+def test_warehouses_dropped_unclosed_leave_parallel_ingest_working(
+    one_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a DuckDB connection left open keeps its threads; a worker forked beside them crashed
+    for name in Warehouse.names():
+        collector.open(one_run).table(name)  # dropped, never closed
+    monkeypatch.setattr(pipeline, "PARALLEL_MIN_BYTES", 0)
+    v05_tree(tmp_path / "a")
+    report = pipeline.ingest([tmp_path / "a", LOGS], store=tmp_path / "s", workers=2)
+    assert report.runs_added > 2

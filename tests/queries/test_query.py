@@ -75,9 +75,10 @@ def test_unknown_table_and_bad_sql_are_errors(empty):
 @pytest.mark.parametrize("name", query.names())
 def test_each_table_builds_alone_with_the_tables_its_sql_reads(empty, name):
     # a fresh connection per table: the tables it reads come from its SQL, not from an order
-    con = collector.open(empty).connection
-    assert query.build(con, name) == 0
-    built = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    with collector.open(empty) as wh:
+        assert query.build(wh.connection, name) == 0
+        found = wh.connection.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    built = {r[0] for r in found}
     assert name in built and built <= set(query.names()) | parameter_tables()
 
 

@@ -198,7 +198,11 @@ def _derive(name: str, **inputs: list[dict]) -> list[dict]:
     """The rows of derived table `name` computed by its SQL from the rows given for the tables
     it depends on (each with the columns and types of its contract's table; null where not
     given), in a store with nothing in it."""
-    con = collector.open(EMPTY).connection
+    with collector.open(EMPTY) as wh:
+        return _derived(wh.connection, name, inputs)
+
+
+def _derived(con: object, name: str, inputs: dict[str, list[dict]]) -> list[dict]:
     for dep in query.contracts()[name].depends_on:
         query.build(con, dep)  # its columns and types, computed over the empty store
         described = con.table(dep)
