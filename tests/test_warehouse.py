@@ -189,6 +189,7 @@ def _built(wh: Warehouse) -> set[str]:
     return {r[0] for r in rows.fetchall()}
 
 
+@pytest.mark.slow  # a connection per derived table
 def test_warehouses_dropped_unclosed_leave_parallel_ingest_working(
     one_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
