@@ -131,16 +131,16 @@ def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
     the static sources)."""
     package = Path(__file__).resolve().parents[1]
     templates = package / "site" / "templates"
-    code = [p for p in package.rglob("*") if templates not in p.parents]
-    pages = [*templates.rglob("*"), *(static.rglob("*") if static else ())]
-    return _digest(code, f"{os.path.realpath(wh.path)}\0{wh.snapshot}"), _digest(pages, "")
+    code = _digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
+    return code, _digest(static, _digest(templates, ""))
 
 
-def _digest(paths: list[Path], start: str) -> str:
+def _digest(folder: Path | None, start: str, skip: Path | None = None) -> str:
+    """A digest of `start` and the files under `folder` (but `skip`), by their paths in it."""
     digest = hashlib.sha256(start.encode())
-    for path in sorted(paths):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(f"{path}\0".encode())
+    for path in sorted(folder.rglob("*")) if folder else ():
+        if path.is_file() and "__pycache__" not in path.parts and skip not in path.parents:
+            digest.update(f"{path.relative_to(folder)}\0".encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
 

@@ -376,14 +376,19 @@ def test_guide_constraints_exclude_a_vendor_multi_node_and_large_systems(
     assert cells[0][2] == "110 min" and cells[0][3] == "yes"  # 2 h less 10.1 min
 
 
-def test_update_does_only_what_changed(small_store: Path, tmp_path: Path) -> None:
+def test_update_does_only_what_changed(
+    small_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "docs"
-    assert site.update(out, None, small_store).generated
-    assert not site.update(out, None, small_store).generated  # collector site, then mkdocs
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "about.md").write_text("# About\n")
+    monkeypatch.chdir(tmp_path)
+    assert site.update(out, Path("static"), small_store).generated  # collector site
+    assert not site.update(out, tmp_path / "static", small_store).generated  # then the hook
     made = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     stamp = out / ".stamp"
     tables, _pages = stamp.read_text().split("\n", 1)
     stamp.write_text(f"{tables}\nanother template")  # as after a template edit
-    again = site.update(out, None, small_store)  # the tables read back from the downloads
+    again = site.update(out, Path("static"), small_store)  # tables read from the downloads
     assert again.generated
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == made
