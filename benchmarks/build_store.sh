@@ -23,7 +23,13 @@ for r in $ROUNDS; do
   case $r in v0.5|v0.6|v0.7|v1.0) events="" ;; *) events="--no-events" ;; esac
   $PY -m collector.cli ingest -q $events --store "$STORE" "$TREES/training_results_$r" || true
 done
-$PY -m collector.cli ingest --store "$STORE" runs/published runs/local/*/
+if [ -n "${2:-}" ]; then
+  $PY benchmarks/missing_logs.py --trees "$TREES" --git "$2" -o runs/official/missing.csv
+fi
+# the local runs with their measured ceilings, and the reference tables: the trees' origins,
+# the logs their copies lack, the published studies (example prices come with the first ingest)
+$PY -m collector.cli ingest --store "$STORE" runs/sources.csv runs/official/missing.csv \
+  runs/published runs/local/*/
 for r in $ROUNDS; do
   $PY -m collector.cli check --store "$STORE" "$TREES/training_results_$r" > /dev/null || true
 done
@@ -34,6 +40,3 @@ live=$(cat "$STORE/CURRENT")
 find "$STORE" -mindepth 1 -maxdepth 1 ! -name "$live" ! -name CURRENT -exec rm -rf {} +
 # the shipped snapshot matches its manifest (row counts, sizes, sha256)
 $PY -m collector.cli verify --store "$STORE"
-if [ -n "${2:-}" ]; then
-  $PY benchmarks/missing_logs.py --trees "$TREES" --git "$2" -o runs/official/missing.csv
-fi

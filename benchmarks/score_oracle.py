@@ -426,20 +426,21 @@ WHERE s.source = 'official'
 
 def store_scores(store: str) -> dict[tuple[str, str], list[dict]]:
     """`collector query scores` over STORE, by (round of the tree, benchmark folder)."""
-    from collector.queries import query
+    import collector
 
     found: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for row in query.sql(STORE_SQL, store).to_pylist():
+    for row in collector.open(store).sql(STORE_SQL).to_arrow_table().to_pylist():
         found[row["tree"].removeprefix("training_results_"), row["folder"]].append(row)
     return found
 
 
 def _stored_elsewhere(store: str) -> dict[str, str]:
     """log sha256 -> the path it is stored under (one per distinct log)."""
-    from collector.queries import query
+    import collector
 
-    sql = "SELECT log_sha256, log_path FROM store.runs WHERE source = 'official'"
-    return {r["log_sha256"]: r["log_path"] for r in query.sql(sql, store).to_pylist()}
+    text = "SELECT log_sha256, log_path FROM store.runs WHERE source = 'official'"
+    rows = collector.open(store).sql(text).to_arrow_table().to_pylist()
+    return {r["log_sha256"]: r["log_path"] for r in rows}
 
 
 def _why_absent(folder: str, stored: dict[str, str]) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
+
+import collector
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LOGS = FIXTURES / "logs"
@@ -56,3 +59,15 @@ def v06_tree(root: Path) -> Path:
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     return tmp_path / "store"
+
+
+def table(store: Path, name: str) -> pa.Table:
+    """A derived table (`scores`) or a stored one (`store.runs`), through the public API."""
+    with collector.open(store) as wh:
+        return wh.table(name).to_arrow_table()
+
+
+def sql(store: Path, text: str) -> pa.Table:
+    """The answer of ad-hoc SQL over a store, through the public API."""
+    with collector.open(store) as wh:
+        return wh.sql(text).to_arrow_table()

@@ -9,8 +9,7 @@ import time
 import pytest
 
 from collector.ingest.pipeline import ingest
-from collector.queries import query
-from tests.conftest import MLPERF, V05, V07, needs_shared
+from tests.conftest import MLPERF, V05, V07, needs_shared, sql, table
 
 pytestmark = [needs_shared, pytest.mark.slow]
 
@@ -26,7 +25,7 @@ def corpus_store(tmp_path_factory):
 def score(store, system, benchmark):
     rows = [
         r
-        for r in query.run("scores", store).to_pylist()
+        for r in table(store, "scores").to_pylist()
         if r["system"] == system and r["benchmark"] == benchmark
     ]
     assert len(rows) == 1, rows
@@ -51,16 +50,14 @@ def test_every_folder_with_logs_gets_a_score_or_a_reason(corpus_store):
     folders = {p.parent for p in V05.rglob("result_*.txt")} | {
         p.parent for p in V07.rglob("result_*.txt")
     }
-    rows = query.run("scores", corpus_store).to_pylist()
+    rows = table(corpus_store, "scores").to_pylist()
     assert len(rows) == len(folders)
     for row in rows:
         assert (row["score_minutes"] is None) != (row["unscorable_reason"] is None)
 
 
 def test_v07_dell_systems_are_joined(corpus_store):
-    rows = {
-        r["system"]: r for r in query.run("runs", corpus_store).to_pylist() if r["round"] == "v0.7"
-    }
+    rows = {r["system"]: r for r in table(corpus_store, "runs").to_pylist() if r["round"] == "v0.7"}
     assert (
         rows["C4140"]["accelerator"],
         rows["C4140"]["accelerators"],
@@ -71,25 +68,25 @@ def test_v07_dell_systems_are_joined(corpus_store):
 
 
 def test_system_ids_are_unique_per_round(corpus_store):
-    systems = query.run("systems", corpus_store).to_pylist()
+    systems = table(corpus_store, "systems").to_pylist()
     assert len({s["system_id"] for s in systems}) == len(systems)
 
 
 def test_ingest_twice_gives_identical_row_counts(corpus_store):
-    before = {t: query.run(t, corpus_store).num_rows for t in ("runs", "systems", "issues")}
-    events = query.sql("SELECT count(*) AS n FROM store.events", corpus_store)
+    before = {t: table(corpus_store, t).num_rows for t in ("runs", "systems", "issues")}
+    events = sql(corpus_store, "SELECT count(*) AS n FROM store.events")
     report = ingest([V05, V07], store=corpus_store)
     logs = sum(1 for tree in (V05, V07) for _ in tree.rglob("result_*.txt"))
     assert (report.runs_added, report.runs_unchanged) == (0, logs)
-    after = {t: query.run(t, corpus_store).num_rows for t in ("runs", "systems", "issues")}
+    after = {t: table(corpus_store, t).num_rows for t in ("runs", "systems", "issues")}
     assert before == after
-    assert query.sql("SELECT count(*) AS n FROM store.events", corpus_store) == events
+    assert sql(corpus_store, "SELECT count(*) AS n FROM store.events") == events
 
 
 def test_kill_9_during_ingest_leaves_the_store_readable(tmp_path):
     store = tmp_path / "store"
     ingest([V07], store=store)
-    before = query.run("runs", store).num_rows
+    before = table(store, "runs").num_rows
     for delay in (0.5, 1.5, 3.0):
         proc = subprocess.Popen(
             [
@@ -109,7 +106,7 @@ def test_kill_9_during_ingest_leaves_the_store_readable(tmp_path):
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        runs = query.run("runs", store).num_rows
+        runs = table(store, "runs").num_rows
         assert runs in (before, before + sum(1 for _ in V05.rglob("result_*.txt")))
-        assert query.run("scores", store).num_rows > 0
+        assert table(store, "scores").num_rows > 0
     assert MLPERF.is_dir()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+WAIT_HELP = "Seconds to wait for another writer of the store to finish [default: 600]."
+
 app = typer.Typer(
     name="collector",
     help="Benchmark deep-learning training hardware and publish the answers as a static site.",

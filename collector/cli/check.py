@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collector.cli.app import app
+from collector.cli.app import WAIT_HELP, app
 from collector.errors import one_line
-from collector.ingest.check import check
-from collector.ingest.trees import Skipped
-from collector.store import WAIT_S, wait_seconds
+
+if TYPE_CHECKING:
+    from collector.ingest.trees import Skipped
 
 
 @app.command("check")
@@ -20,26 +20,24 @@ def check_command(
     paths: Annotated[list[Path], typer.Argument(help="Result logs or folders of them.")],
     store: Annotated[Path | None, typer.Option(help="Store folder for the verdicts.")] = None,
     save: Annotated[bool, typer.Option(help="Store the verdicts in the compliance table.")] = True,
-    wait: Annotated[
-        float,
-        typer.Option(help="Seconds to wait for another writer of the store to finish."),
-    ] = WAIT_S,
+    wait: Annotated[float | None, typer.Option(help=WAIT_HELP, show_default=False)] = None,
     round_: Annotated[
         str | None, typer.Option("--round", help="The MLPerf round of the logs, e.g. v4.1.")
     ] = None,
 ) -> None:
     """Check logs against the MLPerf compliance rules of their round."""
-    wait_seconds(wait)
+    from collector.warehouse import Warehouse
+
     skipped: list[Skipped] = []
-    verdicts = check(
-        paths,
-        store=store,
-        save=save,
-        wait_s=wait,
-        on_wait=lambda message: print(message, file=sys.stderr),
-        skipped=skipped,
-        round_=round_,
-    )
+    with Warehouse(store) as wh:
+        verdicts = wh.check(
+            paths,
+            save=save,
+            wait_s=wait,
+            on_wait=lambda message: print(message, file=sys.stderr),
+            skipped=skipped,
+            round_=round_,
+        )
     for path in skipped:
         print(one_line(f"warning: {path.rel_path}: {path.message}"), file=sys.stderr)
     for verdict in verdicts:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collector.cli.app import app
-from collector.errors import InputError, one_line
-from collector.ingest.pipeline import SOURCES, IngestReport, ingest
-from collector.store import WAIT_S, wait_seconds
+from collector.cli.app import WAIT_HELP, app
+from collector.errors import one_line
+
+if TYPE_CHECKING:
+    from collector.ingest.pipeline import IngestReport
 
 HELP = (
     "Ingest MLPerf training logs (every round's format) and system descriptions.\n\n"
@@ -33,10 +33,7 @@ def ingest_command(
     source: Annotated[
         str | None, typer.Option(help="Force the source kind: official, local or published.")
     ] = None,
-    wait: Annotated[
-        float,
-        typer.Option(help="Seconds to wait for another writer of the store to finish."),
-    ] = WAIT_S,
+    wait: Annotated[float | None, typer.Option(help=WAIT_HELP, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warning lines.")] = False,
     round_: Annotated[
         str | None,
@@ -49,21 +46,18 @@ def ingest_command(
     ] = True,
 ) -> None:
     """Ingest MLPerf training logs and system descriptions (see HELP)."""
-    if source is not None and source not in SOURCES:
-        raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
-    if round_ is not None and not re.fullmatch(r"v\d+\.\d+", round_):
-        raise InputError(f"--round must name a round such as v4.1, not {round_!r}")
-    wait_seconds(wait)
-    report = ingest(
-        paths,
-        store=store,
-        source=source,
-        round_=round_,
-        events=events,
-        on_issue=None if quiet else lambda i: print(one_line(str(i)), file=sys.stderr),
-        wait_s=wait,
-        on_wait=lambda message: print(message, file=sys.stderr),
-    )
+    from collector.warehouse import Warehouse
+
+    with Warehouse(store) as wh:
+        report = wh.ingest(
+            paths,
+            source=source,
+            round_=round_,
+            events=events,
+            on_issue=None if quiet else lambda i: print(one_line(str(i)), file=sys.stderr),
+            wait_s=wait,
+            on_wait=lambda message: print(message, file=sys.stderr),
+        )
     if not quiet:
         for issue in report.recorded:
             print(one_line(f"{issue} (already recorded)"), file=sys.stderr)

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from collector.cli.app import app
 from collector.errors import InputError, one_line
 from collector.store.outputs import refuse_store, write_file
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 FORMATS = ("table", "csv", "json", "parquet")
 CELL_CHARS = 28  # the longest cell the default text table prints, with its ellipsis
@@ -35,7 +32,12 @@ def query_command(
         str, typer.Option("--format", "-f", help="table, csv, json or parquet.")
     ] = "table",
     sql: Annotated[
-        str | None, typer.Option("--sql", help="Ad-hoc SQL over store.* and the derived tables.")
+        str | None,
+        typer.Option(
+            "--sql",
+            help="Ad-hoc SQL: one read-only SELECT over store.* and the derived tables, "
+            "which reads nothing outside the store's snapshot.",
+        ),
     ] = None,
     output: Annotated[
         Path | None,
@@ -47,62 +49,74 @@ def query_command(
     ] = False,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
-    import pyarrow as pa  # the query engine loads only when a query runs
-    import pyarrow.parquet as pq
-
-    from collector.queries import query
+    from collector.warehouse import Warehouse  # the query engine loads only when a query runs
 
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if (name is None) == (sql is None):
-        raise InputError(f"give a table name or --sql; tables: {', '.join(query.names())}")
+        raise InputError(f"give a table name or --sql; tables: {', '.join(Warehouse.names())}")
     if fmt == "parquet" and output is None:
         raise InputError("--format parquet needs --output FILE")
     if output is not None:  # before the query runs: a wrong place is said at once
         refuse_store(output, "collector query")
-    table = query.sql(sql, store) if sql is not None else query.run(name or "", store)
-    if fmt == "parquet":
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink)
-        write_file(output, sink.getvalue().to_pybytes())
-        return
-    shown = None
-    if fmt == "table" and name is not None and not all_columns:
-        shown = query.contracts()[name].display or None
-    text = render(table, fmt, shown)
+    with Warehouse(store) as wh:
+        relation = wh.sql(sql) if sql is not None else wh.table(name or "")
+        if fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            sink = pa.BufferOutputStream()
+            pq.write_table(relation.to_arrow_table(), sink)
+            write_file(output, sink.getvalue().to_pybytes())
+            return
+        shown = None
+        if fmt == "table" and name is not None and not all_columns:
+            shown = contract_display(name)
+        text = render(relation.columns, relation.fetchall(), fmt, shown)
     if output is not None:
         write_file(output, text.encode())
     else:
         sys.stdout.write(text)
 
 
-def render(table: pa.Table, fmt: str, shown: tuple[str, ...] | None = None) -> str:
-    """A table as text: an aligned table, CSV or JSON. With `shown`, the text table prints
+def contract_display(name: str) -> tuple[str, ...] | None:
+    """The columns a derived table's contract lists to print by default, if any."""
+    from collector.queries.query import contract
+
+    return contract(name).display or None
+
+
+def render(
+    columns: list[str], rows: list[tuple[Any, ...]], fmt: str, shown: tuple[str, ...] | None = None
+) -> str:
+    """Rows as text: an aligned table, CSV or JSON. With `shown`, the text table prints
     those columns only, each cell cut to CELL_CHARS, and says how many it left out."""
     if fmt == "json":
         from collector.queries.query import to_json_rows
 
-        return to_json_rows(table) + "\n"
+        return to_json_rows([dict(zip(columns, row, strict=True)) for row in rows]) + "\n"
     if fmt == "csv":
-        from collector.queries.export import csv_text
+        from collector.queries.export import csv_rows
 
-        return csv_text(table)
+        return csv_rows(columns, rows)
     hidden = 0
     if shown is not None:
-        hidden = table.num_columns - len(shown)
-        table = table.select(list(shown))
-    rows = [[_cell(v) for v in row.values()] for row in table.to_pylist()]
+        hidden = len(columns) - len(shown)
+        at = [columns.index(c) for c in shown]
+        columns, rows = list(shown), [tuple(row[i] for i in at) for row in rows]
+    cells = [[_cell(v) for v in row] for row in rows]
     if shown is not None:  # each cell cut to CELL_CHARS, its ellipsis included
-        rows = [[c if len(c) <= CELL_CHARS else c[: CELL_CHARS - 1] + "…" for c in r] for r in rows]
-    header = table.column_names
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+        cells = [
+            [c if len(c) <= CELL_CHARS else c[: CELL_CHARS - 1] + "…" for c in r] for r in cells
+        ]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(columns)]
     lines = [
-        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
+        "  ".join(h.ljust(w) for h, w in zip(columns, widths, strict=True)).rstrip(),
         "  ".join("-" * w for w in widths),
     ]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     more = f"; {hidden} more columns with --all-columns" if hidden else ""
-    lines.append(f"({len(rows)} rows{more})")
+    lines.append(f"({len(cells)} rows{more})")
     return "\n".join(lines) + "\n"
 
 

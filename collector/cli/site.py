@@ -23,6 +23,6 @@ def site_command(
     through their hook; this command is for looking at the generated Markdown."""
     from collector import site  # charts and templates load only when the site is built
 
-    result = site.generate(store)
-    written = site.write(result, out, static if static.is_dir() else None)
-    typer.echo(f"{out}: {len(written)} files from store snapshot {result.snapshot}")
+    done = site.update(out, static if static.is_dir() else None, store)
+    fresh = "" if done.generated else " (up to date already)"
+    typer.echo(f"{out}: {done.files} files from store snapshot {done.snapshot}{fresh}")

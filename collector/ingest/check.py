@@ -18,11 +18,10 @@ from collector import store as stores
 from collector.ingest import data
 from collector.ingest.files import LargeFile, Refused, read_log
 from collector.ingest.parallel import map_batches, usable_cpus
-from collector.ingest.rounds import signature
-from collector.ingest.rows import PARSER_ERRORS, run_id_of, run_place, source_of
+from collector.ingest.rows import PARSER_ERRORS, identify
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
-from collector.ingest.trees import LogEntry, Skipped, benchmark_name, find_logs
+from collector.ingest.trees import LogEntry, Skipped, find_logs
 from collector.store.schemas import load
 from collector.store.snapshot import merge
 
@@ -90,18 +89,14 @@ def check_log(entry: LogEntry) -> Verdict:
 
 
 def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
-    run_id = digest[:16]
     events = scan(data)
     if events.fmt is None:
         first = events.issues[0].message if events.issues else "no MLPerf events"
-        return Verdict(run_id, entry.rel_path, "collector", "fail", first)
+        return Verdict(digest[:16], entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
-    benchmark = entry.benchmark or events.benchmark or summary.submission.get("benchmark")
-    benchmark = benchmark_name(benchmark) if benchmark else None
-    round_ = entry.round or signature(events.fmt.name, benchmark, summary.run_start_s)
-    ruleset = _mlperf_ruleset(events.fmt.name, round_, summary.local is not None, benchmark)
-    place = (round_ or "unknown", *run_place(entry, summary), benchmark or "unknown", entry.run)
-    run_id = run_id_of(digest, source_of(entry, events, summary), *place)
+    who = identify(entry, events, summary, digest)  # the run as ingest stores it
+    run_id = who.run_id
+    ruleset = _mlperf_ruleset(events.fmt.name, who.round, summary.local is not None, who.benchmark)
     if (summary.local or {}).get("scale") == "throughput":
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
         failure = _own_rules(events, rules()["throughput"])

@@ -14,9 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collector import store as stores
-from collector.errors import InputError
+from collector.ingest import reference
 from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
-from collector.ingest.published import is_published_folder, load_published
 from collector.ingest.rows import IssueRow, Parsed, read_and_parse
 from collector.ingest.scan import Events
 from collector.ingest.trees import LogEntry, Skipped, find_logs
@@ -84,23 +83,13 @@ def ingest(
 
     The logs are parsed first; then the store's writer lock is taken (waiting up to
     `wait_s` seconds, telling `on_wait`) and the new snapshot built from the store as it
-    is then. Nothing new (runs, problems, studies) writes no snapshot.
+    is then. Nothing new (runs, problems, reference data) writes no snapshot.
+    Reference data is read here too (collector.ingest.reference).
     """
-    store_path = stores.resolve(store, writing=True)
-    paths = [Path(p) for p in paths]
-    folders, studies, unread = [], [], []
-    for path in paths:
-        try:
-            if is_published_folder(path):
-                folders.append(path)
-                studies.append(load_published(path))
-        except InputError as exc:  # one bad study file: an issue, the rest goes on
-            folders.append(path)
-            why = str(exc).removeprefix(f"{path}: ")
-            unread.append(IssueRow(str(path), None, "error", "bad-published", why))
-    published = pa.concat_tables(studies) if studies else None
+    ref = reference.read([Path(p) for p in paths])
     skipped: list[Skipped] = []
-    entries = find_logs([p for p in paths if p not in folders], skipped, round_)
+    entries = find_logs(ref.logs, skipped, round_)  # a path that is not there stops here
+    store_path = stores.resolve(store, writing=True)
     # logs stored already are not parsed; what another writer adds meanwhile is caught below
     known = _stored(stores.read(store_path, ("runs",)))
     batches = _parse_all(entries, known, source, workers, events)
@@ -108,21 +97,19 @@ def ingest(
         snap = stores.read(store_path)
         report = IngestReport(store=store_path, files=len(entries))
         new, found = _new_rows(report, snap, entries, batches, skipped)
-        found += unread
-        _sort_issues(report, snap, found, on_issue)
+        _sort_issues(report, snap, [*found, *ref.issues], on_issue)
         new["ingest_issues"] = load("ingest_issues").table_from_rows(
             [vars(i) for i in report.issues]
         )
-        if published is not None:
-            report.published_rows = published.num_rows
-            if published.equals(snap["published"]):
-                published = None  # the same studies again
-        if not report.runs_added and not report.issues and published is None:
+        if "published" in ref.tables:
+            report.published_rows = ref.tables["published"].num_rows
+        # reference data given (studies, sources, prices...) replaces the stored tables whole
+        changed = reference.changes(ref, snap.tables)
+        if not report.runs_added and not report.issues and not changed:
             return report
-        merged = {name: merge(name, snap.tables[name], table) for name, table in new.items()}
-        merged["compliance"] = snap.tables["compliance"]
-        # the transcribed studies given replace the stored ones whole
-        merged["published"] = published if published is not None else snap.tables["published"]
+        merged = {**snap.tables, **changed}
+        merged.update((name, merge(name, snap.tables[name], table)) for name, table in new.items())
+        reference.with_example_prices(merged)
         report.snapshot = stores.write(store_path, stores.Snapshot(merged))
     return report
 

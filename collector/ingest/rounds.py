@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from collector.ingest import data
+from collector.ingest.values import wall_clock
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def signature(fmt: str | None, benchmark: str | None, run_start_s: float | None)
     found = candidates(fmt, benchmark)
     if not found:
         return None
-    if _plausible(run_start_s):
+    if wall_clock(run_start_s):
         for r in found:
             if run_start_s <= r.published_unix_s:
                 return r.name
@@ -67,12 +68,7 @@ def agrees(round_: str, fmt: str | None, benchmark: str | None, run_start_s: flo
     if round_ not in found:
         return False
     late = data("rounds.yml")["late_days"] * 86400.0
-    return not _plausible(run_start_s) or run_start_s <= found[round_].published_unix_s + late
-
-
-def _plausible(time_s: float | None) -> bool:
-    """A Unix time in the years MLPerf ran (some logs count from 0)."""
-    return time_s is not None and 1.5e9 < time_s < 4e9
+    return not wall_clock(run_start_s) or run_start_s <= found[round_].published_unix_s + late
 
 
 def target(round_: str, benchmark: str) -> float | None:

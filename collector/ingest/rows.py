@@ -29,6 +29,7 @@ from collector.ingest.systems import (
 )
 from collector.ingest.telemetry import read_telemetry
 from collector.ingest.trees import LogEntry, benchmark_name, printable
+from collector.ingest.values import wall_clock
 
 # what parsing a file can raise where no rule foresaw its content; caught per file
 PARSER_ERRORS = (
@@ -99,7 +100,41 @@ def read_and_parse(
     return parsed
 
 
-def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
+@dataclass(frozen=True)
+class Identity:
+    """What a run is, as ingest stores it and `collector check` names it: its kind of evidence,
+    round (and what gave it), submitter, system, benchmark and run index; and its id."""
+
+    source: str
+    round: str
+    round_source: str
+    submitter: str
+    system: str
+    benchmark: str
+    run: int
+    run_id: str
+    issue: Issue | None = None  # the log's own round disagrees with a stated one, or is none
+
+
+def identify(
+    entry: LogEntry, events: Events, s: RunSummary, digest: str, source: str | None = None
+) -> Identity:
+    """A run's identity, from its place in the tree and what its log says (`source` forces
+    its kind of evidence)."""
+    kind = source or source_of(entry, events, s)
+    name = entry.benchmark or events.benchmark or s.submission.get("benchmark") or "unknown"
+    benchmark = benchmark_name(name)
+    round_, round_source, issue = _round(entry, events, s, benchmark)
+    submitter = entry.submitter or s.submission.get("org") or "unknown"
+    system = entry.system or s.submission.get("platform") or printable(entry.path.parent.name)
+    place = (round_, submitter, system, benchmark, entry.run)
+    run_id = _run_id(digest, kind, place)
+    return Identity(
+        kind, round_, round_source, submitter, system, benchmark, entry.run, run_id, issue
+    )
+
+
+def _run_id(digest: str, source: str, place: tuple[str | int, ...]) -> str:
     """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
     sha256 of its place (round, submitter, system, benchmark, run index) and that digest, as
     one log can be a result of two rounds (submitted again in the next) or of two systems of
@@ -108,14 +143,6 @@ def run_id_of(digest: str, source: str, *place: str | int | None) -> str:
         return digest[:16]
     where = "/".join(str(part) for part in place)
     return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
-
-
-def run_place(entry: LogEntry, s: RunSummary) -> tuple[str, str]:
-    """The submitter and system of a run: its folders', else what its log says."""
-    submitter = entry.submitter or s.submission.get("org") or "unknown"
-    return submitter, entry.system or s.submission.get("platform") or printable(
-        entry.path.parent.name
-    )
 
 
 def parse_log(
@@ -129,8 +156,7 @@ def parse_log(
     if not len(events) and entry.benchmark is None:
         return Parsed(issues=issues)
     run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
-    place = (run["round"], run["submitter"], run["system"], run["benchmark"], run["run"])
-    run_id = run["run_id"] = run_id_of(digest, run["source"], *place)
+    run_id = run["run_id"]
     evals = [
         {
             "run_id": run_id,
@@ -194,16 +220,14 @@ def _run_row(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = _checked_local(s.local, entry.rel_path, digest, issues)
     sub = s.submission
-    kind = source or source_of(entry, events, s)
-    benchmark = entry.benchmark or events.benchmark or sub.get("benchmark") or "unknown"
-    benchmark = benchmark_name(benchmark)
-    round_, round_source, problem = _round(entry, events, s, benchmark)
-    if problem is not None:
-        issues.append(_issue_row(entry.rel_path, digest, problem))
+    who = identify(entry, events, s, digest, source)
+    kind, round_, benchmark = who.source, who.round, who.benchmark
+    submitter, system = who.submitter, who.system
+    if who.issue is not None:
+        issues.append(_issue_row(entry.rel_path, digest, who.issue))
     stated = target(round_, benchmark)
     if s.quality_target is None and s.stop_status is None and stated is not None:
         s = with_target(s, stated)
-    submitter, system = run_place(entry, s)
     system_id = f"{round_}/{submitter}/{system}"
     desc_json, desc_sha, desc_issues, described = _describe(
         entry.description, entry.system_folder, entry.root
@@ -231,10 +255,10 @@ def _run_row(
     elif local and interconnect is None:
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
-        "run_id": None,  # once the round is known
+        "run_id": who.run_id,
         "source": kind,
         "round": round_,
-        "round_source": round_source,
+        "round_source": who.round_source,
         "submitter": submitter,
         "division": system_row_["division"],
         "system_id": system_id,
@@ -324,7 +348,7 @@ def _round(
 
 
 def _date(time_s: float | None) -> str:
-    if time_s is None or not 0 < time_s < 4e9:
+    if not wall_clock(time_s):
         return "unknown"
     return dt.datetime.fromtimestamp(time_s, dt.UTC).date().isoformat()
 

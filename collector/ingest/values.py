@@ -6,6 +6,7 @@ import ast
 import json
 import math
 import re
+import time
 import warnings
 from typing import Any
 
@@ -137,6 +138,12 @@ def as_float(value: Any) -> float | None:
         except ValueError:
             return None
     return finite(value)
+
+
+def wall_clock(seconds: float | None) -> bool:
+    """Whether a logged time reads as a date: a Unix time from EARLIEST_UNIX_S to a day after
+    now (a log whose clock counts from boot has times that do not)."""
+    return seconds is not None and EARLIEST_UNIX_S <= seconds <= time.time() + AHEAD_S
 
 
 def impossible_time(seconds: float, now_unix_s: float) -> str | None:

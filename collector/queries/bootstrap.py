@@ -29,7 +29,6 @@ from functools import lru_cache
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from collector.queries import parameters
 
@@ -41,6 +40,8 @@ Lists = tuple[np.ndarray, np.ndarray, np.ndarray]  # each list's start and size,
 def _lists(column: pa.Array | pa.ChunkedArray) -> Lists:
     """(starts, sizes, values) of a list column, each list's finite values sorted; a list
     holding an infinite value gets size 0."""
+    import pyarrow.compute as pc  # loaded when an interval is computed: a slow import
+
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
     rows = pc.list_parent_indices(column).to_numpy()
@@ -131,7 +132,7 @@ def functions(seed: int, resamples: int, level: float) -> dict[str, Callable[...
     return {"bootstrap_mean": bootstrap_mean, "bootstrap_ratio": bootstrap_ratio}
 
 
-def register(con: duckdb.DuckDBPyConnection, params: pa.Table | None = None) -> None:
+def register(con: duckdb.DuckDBPyConnection, params: parameters.Table | None = None) -> None:
     """Create bootstrap_mean and bootstrap_ratio on `con`, with the parameters of
     parameters.yml (or of a one-row table with seed, resamples and level)."""
     row = (params or parameters.bootstrap_params()).to_pylist()[0]

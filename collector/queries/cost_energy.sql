@@ -1,6 +1,6 @@
 -- cost_energy: accelerator energy bound and rental cost of one training run of each
 -- configuration, from its mean time to train, the accelerators' TDP (accelerators.yml) and the
--- accelerator-hour prices shipped in prices.csv or named by $COLLECTOR_PRICES; beside the bound, the energy
+-- accelerator-hour prices in the store (collector's examples, or a prices CSV ingested); beside the bound, the energy
 -- measured where the configuration's runs sampled power (power).
 WITH measured AS (
     SELECT

@@ -1,10 +1,13 @@
-"""Derived tables: DuckDB SQL over the Parquet store, one .sql file and contract per table."""
+"""Derived tables: DuckDB SQL over one store snapshot, one .sql file and contract per table.
+
+`connect` opens a DuckDB connection over a snapshot's stored tables, confined to their files;
+`build` computes a derived table (and those it reads) into it, once; `select` runs ad-hoc SQL.
+`collector.warehouse` pins the snapshot and holds the connection.
+"""
 
 from __future__ import annotations
 
-import csv
 import json
-import weakref
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -13,15 +16,12 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 import yaml
 
-from collector import store as stores
 from collector.errors import InputError, QueryError
 from collector.queries import bootstrap, parameters
-from collector.store.schemas import STORED_TABLES
+from collector.store.schemas import REFERENCE_TABLES, STORED_TABLES
 from collector.store.schemas import load as load_schema
-from collector.store.snapshot import Pin
 
 QUERY_PACKAGE = "collector.queries"
 
@@ -43,24 +43,34 @@ class Contract:
 @cache
 def contracts() -> dict[str, Contract]:
     """Every derived table, by name, in an order where dependencies come first."""
+    return _topological({name: contract(name) for name in sorted(_tables())})
+
+
+@cache
+def _tables() -> frozenset[str]:
+    """The derived tables' names: one .sql file each."""
+    entries = resources.files(QUERY_PACKAGE).iterdir()
+    return frozenset(e.name.removesuffix(".sql") for e in entries if e.name.endswith(".sql"))
+
+
+@cache
+def contract(name: str) -> Contract:
+    """The contract of derived table `name` (read alone: a query of one table parses one
+    contract); an InputError naming the known tables if there is none."""
+    if name not in _tables():
+        raise InputError(f"unknown table {name!r}; known: {', '.join(names())}")
     folder = resources.files(QUERY_PACKAGE)
-    found: dict[str, Contract] = {}
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".sql"):
-            continue
-        name = entry.name.removesuffix(".sql")
-        doc = yaml.safe_load(folder.joinpath(f"{name}.yml").read_text())
-        found[name] = Contract(
-            table=doc["table"],
-            grain=doc["grain"],
-            description=doc.get("description", ""),
-            depends_on=tuple(doc.get("depends_on", ())),
-            columns=tuple(doc["columns"]),
-            tests=tuple(doc.get("tests", ())),
-            sql=entry.read_text(),
-            display=tuple(doc.get("display", ())),
-        )
-    return _topological(found)
+    doc = yaml.load(folder.joinpath(f"{name}.yml").read_text(), yaml.CSafeLoader)
+    return Contract(
+        table=doc["table"],
+        grain=doc["grain"],
+        description=doc.get("description", ""),
+        depends_on=tuple(doc.get("depends_on", ())),
+        columns=tuple(doc["columns"]),
+        tests=tuple(doc.get("tests", ())),
+        sql=folder.joinpath(f"{name}.sql").read_text(),
+        display=tuple(doc.get("display", ())),
+    )
 
 
 def _topological(found: dict[str, Contract]) -> dict[str, Contract]:
@@ -80,24 +90,24 @@ def _topological(found: dict[str, Contract]) -> dict[str, Contract]:
     return ordered
 
 
-RULE_FIELDS = (
-    ("source", pa.string()),
-    ("round", pa.string()),
-    ("benchmark", pa.string()),
-    ("runs_required", pa.int64()),
-    ("runs_scored", pa.int64()),
-    ("selection", pa.string()),
-    ("dropped_each_end", pa.int64()),
-    ("failed_allowed", pa.int64()),
-    ("rcp_scaling", pa.bool_()),
-    ("unparsable_log_fails", pa.bool_()),
-    ("init_limit_closed_minutes", pa.float64()),
-    ("init_limit_open_minutes", pa.float64()),
-)
+RULE_FIELDS = {
+    "source": "VARCHAR",
+    "round": "VARCHAR",
+    "benchmark": "VARCHAR",
+    "runs_required": parameters.INT,
+    "runs_scored": parameters.INT,
+    "selection": "VARCHAR",
+    "dropped_each_end": parameters.INT,
+    "failed_allowed": parameters.INT,
+    "rcp_scaling": parameters.BOOL,
+    "unparsable_log_fails": parameters.BOOL,
+    "init_limit_closed_minutes": parameters.FLOAT,
+    "init_limit_open_minutes": parameters.FLOAT,
+}
 
 
 @cache
-def score_rules() -> pa.Table:
+def score_rules() -> parameters.Table:
     """The scoring rules, one YAML per round under rules/, as one row per source x round x
     benchmark ('*' where a rule holds for every round or benchmark)."""
     rows = []
@@ -105,163 +115,229 @@ def score_rules() -> pa.Table:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".yml"):
             continue
-        doc = yaml.safe_load(entry.read_text())
+        doc = yaml.load(entry.read_text(), yaml.CSafeLoader)
         for benchmark, rule in doc["benchmarks"].items():
             merged = {**doc.get("defaults", {}), **rule}
-            unknown = set(merged) - {name for name, _ in RULE_FIELDS}
+            unknown = set(merged) - RULE_FIELDS.keys()
             if unknown:
                 raise QueryError(f"rules/{entry.name}: {benchmark}: unknown {sorted(unknown)}")
             rows.append(
                 {"source": doc["source"], "round": doc["round"], "benchmark": benchmark, **merged}
             )
-    return pa.Table.from_pylist(rows, schema=pa.schema(list(RULE_FIELDS)))
+    return parameters.table(list(RULE_FIELDS), rows, RULE_FIELDS)
 
 
-def sources() -> pa.Table:
-    """Origins of the official result trees (runs/sources.csv): tree, repository, commit."""
-    return _shipped_csv(("sources.csv",), ("tree", "repository", "commit", "description"))
+def connect(
+    tables: dict[str, Path | pa.Table], threads: int | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB over one snapshot's stored tables, confined to them.
 
-
-def missing_logs() -> pa.Table:
-    """Result logs the official repositories hold and the stored copies lack
-    (runs/official/missing.csv): tree, path within it."""
-    return _shipped_csv(("official", "missing.csv"), ("tree", "path"))
-
-
-def _shipped_csv(parts: tuple[str, ...], columns: tuple[str, ...]) -> pa.Table:
-    """A shipped CSV file as strings; no rows where the file is not there."""
-    schema = pa.schema([(name, pa.string()) for name in columns])
-    path = stores.shipped(*parts)
-    if not path.exists():
-        return pa.Table.from_pylist([], schema=schema)
-    with path.open(newline="") as handle:
-        return pa.Table.from_pylist(list(csv.DictReader(handle)), schema=schema)
-
-
-def measured_ceilings() -> pa.Table:
-    """The dense matmul ceilings (TFLOP/s per accelerator and precision) the runner measured
-    beside the shipped local runs' system descriptions (runs/local/<host>/systems/
-    <configuration>.ceilings.json), keyed by the description's path as the store holds it."""
-    folder = stores.shipped("local")
-    rows = []
-    for path in sorted(folder.glob("*/systems/*.ceilings.json")):
-        doc = json.loads(path.read_text())
-        described = str(path.relative_to(folder)).removesuffix(".ceilings.json") + ".json"
-        rows += [
-            {
-                "description_path": described,
-                "precision": precision,
-                "matmul_tflops": tflops,
-                "measured_at": doc.get("measured_at"),
-            }
-            for precision, tflops in (doc.get("matmul_tflops") or {}).items()
-        ]
-    schema = pa.schema(
-        [
-            ("description_path", pa.string()),
-            ("precision", pa.string()),
-            ("matmul_tflops", pa.float64()),
-            ("measured_at", pa.string()),
-        ]
-    )
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the store's tables in schema `store` and every derived view.
-
-    The views read the snapshot live when the connection was made, which no writer removes
-    while the connection is open."""
-    store_path = stores.resolve(store)
+    Each stored table is a view in schema `store` over its Parquet file (or over the table
+    given, one upgraded in memory from an older schema version); a table the snapshot lacks
+    is empty; the reference tables are views by the names the derived SQL reads too. Then
+    the connection is locked: DuckDB reads those Parquet files and nothing else (no other
+    file, no network, no extension), and its settings cannot change. Derived tables are
+    made by `build`, the parameter tables as the derived tables name them."""
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # a long query would draw one on stdout
+    if threads is not None:
+        con.execute(f"SET threads TO {int(threads)}")
     con.execute("CREATE SCHEMA store")
-    pin = Pin(store_path)
-    weakref.finalize(con, pin.close)
-    snapshot = pin.name
-    empty = stores.snapshot.empty()
     for table in STORED_TABLES:
-        path = store_path / snapshot / f"{table}.parquet" if snapshot else None
-        if path is not None and path.exists() and _older(path, table):
-            # an older schema version: upgraded in memory by the store's migrations
-            con.register(f"_upgraded_{table}", stores.snapshot.read(store_path, (table,))[table])
-            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _upgraded_{table}")
-        elif path is not None and path.exists():
-            literal = str(path.resolve()).replace("'", "''")
+        source = tables.get(table)
+        if isinstance(source, Path):
+            literal = str(source).replace("'", "''")
             con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM read_parquet('{literal}')")
+        elif source is not None:  # Arrow's way in loads pandas: only for these rare tables
+            con.from_arrow(source).create_view(f"_upgraded_{table}")
+            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _upgraded_{table}")
         else:
-            con.register(f"_empty_{table}", empty.tables[table])
-            con.execute(f"CREATE VIEW store.{table} AS SELECT * FROM _empty_{table}")
-    con.register("score_rules", score_rules())
-    con.register("sources", sources())
-    con.register("missing_logs", missing_logs())
-    con.register("measured_ceilings", measured_ceilings())
-    for name, table in parameters.tables().items():
-        con.register(name, table)
+            types = {c["name"]: _SQL_TYPES[c["type"]] for c in load_schema(table).columns}
+            _load(con, f"store.{table}", parameters.Table(types, ()))  # none in this snapshot
+    for table in REFERENCE_TABLES:
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM store.{table}")
     bootstrap.register(con)
     # rounds order by their numbers (v10.0 after v9.1), as lists of integers
     con.execute(
         "CREATE MACRO round_key(r) AS "
         "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
     )
-    for name, contract in contracts().items():
-        try:
-            con.execute(f"CREATE VIEW {name} AS {contract.sql}")
-        except duckdb.Error as exc:
-            raise QueryError(f"{name}.sql: {_first_line(exc)}") from exc
+    for macro in _evidence_macros():
+        con.execute(f"CREATE MACRO {macro}")
+    files = [str(p) for p in tables.values() if isinstance(p, Path)]
+    con.execute("SET allowed_paths = $files", {"files": files})
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     return con
 
 
-def materialize(con: duckdb.DuckDBPyConnection, name: str) -> int:
-    """Store the rows of derived table `name` in a temporary table and point its view at them,
-    so that the tables computed after it read them instead of computing them again; returns
-    the number of rows. Its dependencies are read as they are (materialise them first)."""
-    stored = f"_m_{name}"
-    # CREATE TABLE AS answers with the number of rows it stored
-    rows = con.execute(f"CREATE TEMP TABLE {stored} AS SELECT * FROM {name}").fetchone()[0]
-    con.execute(f"DROP VIEW {name}")
-    con.execute(f"CREATE VIEW {name} AS SELECT * FROM {stored}")
+# DuckDB's types of the stored tables' column types
+def _evidence_macros() -> list[str]:
+    """The kind of evidence of a row as SQL macros over evidence.yml: its key (a local run below
+    full scale is a proxy), its label (a proxy's followed by its scale) and its place. Plain
+    expressions, not lookups: a lookup per row made the site's largest tables slow."""
+    rows = parameters.evidence_kinds().rows
+
+    def case(column: str) -> str:
+        whens = " ".join(f"WHEN {_literal(r['evidence'])} THEN {_literal(r[column])}" for r in rows)
+        return f"CASE key {whens} END"
+
+    return [
+        "evidence_of(source, scale) AS CASE WHEN source = 'local' "
+        "AND coalesce(scale, '') <> 'full' THEN 'proxy' ELSE source END",
+        f"evidence_kind(key, scale) AS {case('kind')} || CASE WHEN key = 'proxy' "
+        "THEN ' ' || coalesce(scale, 'unknown scale') ELSE '' END",
+        f"evidence_rank(key) AS {case('rank')}",
+    ]
+
+
+def _literal(value: object) -> str:
+    return str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
+
+
+_SQL_TYPES = {"string": "VARCHAR", "int64": "BIGINT", "float64": "DOUBLE", "bool": "BOOLEAN"}
+
+
+def _load(con: duckdb.DuckDBPyConnection, name: str, table: parameters.Table) -> None:
+    """A small table of plain values as a DuckDB table, its columns passed as lists."""
+    columns = ", ".join(
+        f'unnest($c{i}::{kind}[]) AS "{column}"'
+        for i, (column, kind) in enumerate(table.types.items())
+    )
+    values = {f"c{i}": table.column(column) for i, column in enumerate(table.types)}
+    con.execute(f"CREATE TABLE {name} AS SELECT {columns}", values).fetchall()
+
+
+def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """Compute derived table `name` into a temporary table of that name, with the tables it
+    reads computed first (each once per connection); returns its number of rows."""
+    contract(name)
+    done = _built(con)
+    if name in done:
+        return _one(con, f"SELECT count(*) FROM {name}")
+    for table in _needed(con, name):
+        if table not in done:
+            _register_parameters(con, reads(con, table))
+            try:
+                # CREATE TABLE AS answers with the number of rows it stored
+                rows = _one(con, f"CREATE TEMP TABLE {table} AS {contract(table).sql}")
+            except duckdb.Error as exc:
+                raise QueryError(f"{table}.sql: {_first_line(exc)}") from exc
     return rows
 
 
-def _older(path: Path, table: str) -> bool:
-    """Whether the stored table at `path` is at an older schema version than this collector's."""
-    meta = pq.read_schema(path).metadata or {}
-    stored = int(meta.get(b"schema_version", b"0"))
-    return stored < load_schema(table).schema_version
+def _one(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> Any:
+    """The one value a query answers (DuckDB wants every result read to its end)."""
+    ((value,),) = con.execute(sql, params or None).fetchall()
+    return value
 
 
 def names() -> list[str]:
-    """Names of the derived tables `query` knows."""
+    """Names of the derived tables, dependencies first."""
     return list(contracts())
 
 
-def run(name: str, store: str | Path | None = None) -> pa.Table:
-    """The rows of one derived table."""
-    if name not in contracts():
-        raise InputError(f"unknown table {name!r}; known: {', '.join(names())}")
-    return sql(f"SELECT * FROM {name}", store)
+_READS: dict[str, frozenset[str]] = {}
 
 
-def sql(text: str, store: str | Path | None = None) -> pa.Table:
-    """Run ad-hoc SQL over the store (tables store.*) and the derived views."""
-    con = connect(store)
+def reads(con: duckdb.DuckDBPyConnection, name: str) -> frozenset[str]:
+    """The tables derived table `name` reads by name (derived, parameter and reference tables,
+    and its own CTEs): those of its contract's depends_on and those its SQL names (parsed by
+    `con` once per process)."""
+    if name not in _READS:
+        found = contract(name)
+        _READS[name] = frozenset(found.depends_on) | (_named(con, found.sql) - {name})
+    return _READS[name]
+
+
+def _named(con: duckdb.DuckDBPyConnection, sql: str) -> frozenset[str]:
+    """The unqualified table names in a SQL text, as DuckDB's parser reads it (no binding)."""
+    tree = _one(con, "SELECT json_serialize_sql($text)", text=sql)
+    found: set[str] = set()
+    stack = [json.loads(tree)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "BASE_TABLE" and not node.get("schema_name"):
+                found.add(node["table_name"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(found)
+
+
+def _built(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {
+        r[0]
+        for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+    }
+
+
+def _needed(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    """`name` and the derived tables it reads, directly or not, dependencies first."""
+    ordered: list[str] = []
+
+    def visit(table: str, path: tuple[str, ...]) -> None:
+        if table in path:
+            raise QueryError(f"derived tables read each other in a cycle: {', '.join(path)}")
+        if table not in ordered:
+            for dep in sorted(reads(con, table) & _tables()):
+                visit(dep, (*path, table))
+            ordered.append(table)
+
+    visit(name, ())
+    return ordered
+
+
+def _register_parameters(con: duckdb.DuckDBPyConnection, reads: frozenset[str]) -> None:
+    """Load the parameter tables among `reads` that the connection lacks."""
+    made = {"score_rules": score_rules, **parameters.tables()}
+    wanted = reads & made.keys()
+    if wanted:
+        known = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        for table in sorted(wanted - known):
+            _load(con, table, made[table]())
+
+
+def select(con: duckdb.DuckDBPyConnection, text: str) -> duckdb.DuckDBPyRelation:
+    """Ad-hoc SQL: one SELECT statement (read-only) over the stored tables (store.*), the
+    reference and parameter tables and the derived tables, which are computed as it names
+    them."""
     try:
-        return con.sql(text).to_arrow_table()
+        statements = con.extract_statements(text)
+    except duckdb.Error as exc:
+        raise QueryError(_first_line(exc)) from exc
+    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+        raise QueryError(
+            "ad-hoc SQL is one read-only SELECT statement (no COPY, ATTACH, INSTALL, SET or writes)"
+        )
+    try:
+        _prepare(con, text)
+        return con.sql(text)
     except duckdb.Error as exc:
         raise QueryError(_first_line(exc)) from exc
 
 
-def check_contracts(store: str | Path | None = None) -> list[str]:
+def _prepare(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Make the derived and parameter tables a SQL text names."""
+    named = _named(con, sql)
+    for name in sorted(named & _tables()):
+        build(con, name)
+    _register_parameters(con, named)
+
+
+def check_contracts(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Run every contract's invariant tests; returns one line per violated invariant."""
-    con = connect(store)
     failures = []
-    for name, contract in contracts().items():
-        got = [d[0] for d in con.execute(f"SELECT * FROM {name} LIMIT 0").description]
-        want = [c["name"] for c in contract.columns]
+    for name, found in contracts().items():
+        build(con, name)
+        got = con.table(name).columns
+        want = [c["name"] for c in found.columns]
         if got != want:
             failures.append(f"{name}: columns {got} differ from its contract {want}")
-        for test in contract.tests:
-            count = con.execute(f"SELECT count(*) FROM ({test['sql']})").fetchone()[0]
+        for test in found.tests:
+            _prepare(con, test["sql"])
+            count = _one(con, f"SELECT count(*) FROM ({test['sql']})")
             if count:
                 failures.append(f"{name}: {test['name']}: {count} violating rows")
     return failures
@@ -271,10 +347,10 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0]
 
 
-def to_json_rows(table: pa.Table) -> str:
+def to_json_rows(rows: list[dict[str, Any]]) -> str:
     """JSON array of row objects (floats as JSON numbers, NaN/inf as null)."""
-    rows = table.to_pylist()
-    return json.dumps([{k: _json_safe(v) for k, v in row.items()} for row in rows], indent=1)
+    safe = [{k: _json_safe(v) for k, v in row.items()} for row in rows]
+    return json.dumps(safe, indent=1, default=str)  # dates and decimals as text
 
 
 def _json_safe(value: Any) -> Any:

@@ -9,5 +9,5 @@ SELECT
     arg_min(system_id, score_minutes) AS system_id
 FROM site_scores
 WHERE evidence <> 'proxy' AND score_minutes IS NOT NULL
-GROUP BY kind, benchmark
-ORDER BY CASE kind WHEN 'official MLPerf' THEN 0 ELSE 1 END, benchmark
+GROUP BY evidence, kind, benchmark
+ORDER BY evidence_rank(evidence), benchmark

@@ -39,10 +39,8 @@ WITH measured AS (
 )
 SELECT
     topic,
-    CASE source WHEN 'official' THEN 'official MLPerf' WHEN 'local' THEN 'local run, full scale'
-        WHEN 'published' THEN 'published study' ELSE source END AS kind,
-    CASE source WHEN 'official' THEN 0 WHEN 'local' THEN 1 WHEN 'published' THEN 2 ELSE 3 END
-        AS evidence_rank,
+    evidence_kind(evidence_of(source, scale), scale) AS kind,
+    evidence_rank(evidence_of(source, scale)) AS evidence_rank,
     benchmark,
     concat_ws(' · ', benchmark, nullif(what, ''), accelerators, nullif(pool, ''), link,
         CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
@@ -51,7 +49,7 @@ SELECT
     value, low, high, coalesce(round, '') AS detail
 FROM measured
 WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''
-    AND NOT (source = 'local' AND coalesce(scale, '') <> 'full')
+    AND evidence_of(source, scale) <> 'proxy'
     AND NOT regexp_matches(coalesce(qualifiers, ''), 'bound|range min|range max')
     AND NOT (coalesce(confounders, '') <> '' AND source <> 'published')
 ORDER BY topic, evidence_rank, benchmark, label, value

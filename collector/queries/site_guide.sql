@@ -28,6 +28,6 @@ SELECT
 FROM projected AS p
 LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
 -- newest round first, then by time (official results, then your own runs, then projections)
-ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END,
+ORDER BY evidence_rank(evidence),
     round_key(round) DESC,
     score_minutes, benchmark, system_id

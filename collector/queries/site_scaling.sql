@@ -15,5 +15,5 @@ SELECT
     benchmark, kind, series, accelerators, score_minutes, fastest_minutes, slowest_minutes
 FROM scored
 QUALIFY count(DISTINCT accelerators) OVER (PARTITION BY benchmark, kind, series) > 1
-ORDER BY benchmark, CASE evidence WHEN 'official' THEN 0 ELSE 1 END, series, accelerators,
+ORDER BY benchmark, evidence_rank(evidence), series, accelerators,
     score_minutes

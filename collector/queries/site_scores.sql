@@ -20,11 +20,7 @@ named AS (
 described AS (
     SELECT
         n.*,
-        CASE
-            WHEN n.source = 'local' AND coalesce(n.scale, '') <> 'full' THEN 'proxy'
-            WHEN n.source = 'local' THEN 'local'
-            ELSE n.source
-        END AS evidence,
+        evidence_of(n.source, n.scale) AS evidence,
         coalesce(n.model, n.accelerator) AS accelerator_model,
         n.nodes = 1 AS one_server,
         CASE WHEN n.accelerators = 0 THEN 'CPU only'
@@ -64,10 +60,7 @@ absent AS (
 )
 SELECT
     evidence,
-    CASE WHEN evidence = 'official' THEN 'official MLPerf'
-        WHEN evidence = 'local' THEN 'local run, full scale'
-        WHEN evidence = 'proxy' THEN 'local run, proxy scale ' || coalesce(scale, 'unknown scale')
-        ELSE evidence END AS kind,
+    evidence_kind(evidence, scale) AS kind,
     source, scale, round, submitter, division, system_id, system, benchmark,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
     precision, hardware,
@@ -96,6 +89,6 @@ SELECT
 FROM described
 LEFT JOIN gaps AS g USING (source, round, benchmark, system_id)
 LEFT JOIN absent AS a USING (source, round, benchmark)
-ORDER BY CASE evidence WHEN 'official' THEN 0 WHEN 'local' THEN 1 ELSE 2 END, benchmark,
+ORDER BY evidence_rank(evidence), benchmark,
     round_key(round) DESC,
     score_minutes NULLS LAST, system_id, precision, interconnect, accelerators

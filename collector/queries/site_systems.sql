@@ -35,10 +35,7 @@ SELECT
     n.system_id, n.source, n.round, n.submitter, n.system, n.division, n.accelerator,
     coalesce(n.model, n.accelerator) AS accelerator_model, n.vendor, n.accelerators, n.nodes,
     n.interconnect, n.run_interconnect, n.scale, n.runs, n.described,
-    CASE WHEN n.source = 'official' THEN 'official MLPerf'
-        WHEN n.source = 'local' AND n.scale = 'full' THEN 'local run, full scale'
-        WHEN n.source = 'local' THEN 'local run, proxy scale ' || coalesce(n.scale, 'unknown scale')
-        ELSE n.source END AS kind,
+    evidence_kind(evidence_of(n.source, n.scale), n.scale) AS kind,
     CASE WHEN n.accelerators = 0 THEN 'CPU only'
          WHEN n.accelerators IS NULL THEN n.system || ' (hardware not described)'
          ELSE n.accelerators || ' x ' || coalesce(n.model, n.accelerator, 'accelerator')
@@ -47,4 +44,4 @@ SELECT
     || coalesce(', ' || l.words, '') AS hardware
 FROM named AS n
 LEFT JOIN link_names AS l ON l.interconnect = n.interconnect
-ORDER BY kind <> 'official MLPerf', kind, n.round, n.submitter, n.system, n.system_id
+ORDER BY evidence_rank(evidence_of(n.source, n.scale)), kind, n.round, n.submitter, n.system, n.system_id

@@ -5,11 +5,11 @@
 WITH points AS (
     SELECT
         benchmark,
-        CASE source WHEN 'official' THEN 'official MLPerf' ELSE 'local run, full scale' END
-            AS kind,
+        evidence_kind(evidence_of(source, scale), scale) AS kind,
+        evidence_rank(evidence_of(source, scale)) AS kind_rank,
         round, system_id, system, run, run_id, seq, minutes, quality
     FROM time_to_accuracy
-    WHERE quality IS NOT NULL AND NOT (source = 'local' AND coalesce(scale, '') <> 'full')
+    WHERE quality IS NOT NULL AND evidence_of(source, scale) <> 'proxy'
 ),
 newest AS (
     SELECT
@@ -21,4 +21,4 @@ SELECT benchmark, kind, round, system_id, system, run, run_id, minutes, quality
 FROM newest
 WHERE newest
 QUALIFY dense_rank() OVER (PARTITION BY benchmark, kind, system_id ORDER BY run) <= 5
-ORDER BY benchmark, CASE kind WHEN 'official MLPerf' THEN 0 ELSE 1 END, system_id, run, seq
+ORDER BY benchmark, kind_rank, system_id, run, seq

@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import vl_convert
+from altair.utils.schemapi import debug_mode
 
 from collector.errors import InputError
 from collector.site import charts
@@ -31,9 +33,12 @@ from collector.site.pages import (
 )
 from collector.site.render import render
 from collector.store.outputs import refuse_store, write_file
+from collector.warehouse import Warehouse
 
 INDEX = ".generated.json"  # record of the files written, so stale ones can be removed
 WRITER = "collector site"
+STAMP = ".stamp"  # the store, snapshot and collector that the generated files come from
+SVG_MARK = "<!-- spec sha256 {} -->\n"  # first line of a chart's SVG: the spec it shows
 # Pages that lay out derived tables as they are: template, path, title, the tables it reads.
 SHEETS = (
     ("benchmarks.md.j2", "benchmarks/index.md", "Benchmarks", ("site_benchmarks",)),
@@ -68,26 +73,77 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         for template, path, title, tables in SHEETS
     ]
     out += [("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
-    out += [("system.md.j2", systems.page(data, s)) for s in systems.systems_with_runs(data)]
+    out += [("systems_round.md.j2", page) for page in systems.pages(data)]
     return out
 
 
-def generate(store: str | Path | None = None) -> Result:
-    """Render everything in memory: pages, chart specs, downloads (SVGs come at write time)."""
-    data = load(store)
+def generate(store: str | Path | Warehouse | None = None, saved: Path | None = None) -> Result:
+    """Render everything in memory: pages, chart specs, downloads (SVGs come at write time),
+    from one store snapshot; with `saved`, a docs folder holding this snapshot's downloads as
+    this collector makes them, the tables are read back from there instead of computed."""
+    if not isinstance(store, Warehouse):
+        with Warehouse(store, threads=1) as wh:
+            return generate(wh, saved)
+    data = load(store, saved)
     files: dict[str, bytes] = {}
     chart_list: list[ChartRef] = []
-    for template, page in pages(data):
+    with debug_mode(False):  # no schema check per chart object: the chart tests check specs
+        made = pages(data)
+    for template, page in made:
         files[page.path] = render(template, page).encode()
         for refs in page.charts.values() if isinstance(page, Sheet) else ():
             chart_list.extend(refs)
-    for c in chart_list:
-        files[f"charts/{c.chart_id}.vl.json"] = (
-            json.dumps(c.spec, indent=1, sort_keys=True) + "\n"
-        ).encode()
-    files.update(downloads.files(data))
-    files.update(guide.files(data))
+    files.update(data.downloads if data.downloads is not None else downloads.files(data))
     return Result(data.snapshot, files, tuple(chart_list))
+
+
+@dataclass(frozen=True)
+class Update:
+    """What `update` did: the snapshot the docs folder shows, and whether it generated."""
+
+    snapshot: str
+    generated: bool
+    files: int
+
+
+def update(out: Path, static: Path | None = None, store: str | Path | None = None) -> Update:
+    """Bring the docs folder `out` up to date: the static sources, and the generated files of
+    the store's live snapshot. MkDocs' hook calls this before every build, so it does no more
+    than what changed, as the folder's stamp tells: nothing when the folder holds that
+    snapshot's files as this collector makes them (after `collector site` or an earlier
+    build); the pages alone, their tables read back from the folder's downloads, when only
+    the templates or the static sources changed (`mkdocs serve` after an edit)."""
+    _check_out(out, static)
+    stamp_path = out / STAMP
+    held = _read_plain(stamp_path).decode(errors="replace").split("\n", 1) + [""]
+    with Warehouse(store, threads=1) as wh:
+        tables, page_sources = _stamp(wh, static)
+        if held[:2] == [tables, page_sources]:
+            return Update(wh.snapshot or "", False, len(_index(out)))
+        result = generate(wh, out if held[0] == tables else None)
+    written = write(result, out, static)
+    write_file(stamp_path, f"{tables}\n{page_sources}".encode(), check_store=False)
+    return Update(result.snapshot, True, len(written))
+
+
+def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
+    """What the generated files come from, in two digests: of the tables (the store, its
+    snapshot and collector's code and SQL), and of the pages' own sources (the templates and
+    the static sources)."""
+    package = Path(__file__).resolve().parents[1]
+    templates = package / "site" / "templates"
+    code = _digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
+    return code, _digest(static, _digest(templates, ""))
+
+
+def _digest(folder: Path | None, start: str, skip: Path | None = None) -> str:
+    """A digest of `start` and the files under `folder` (but `skip`), by their paths in it."""
+    digest = hashlib.sha256(start.encode())
+    for path in sorted(folder.rglob("*")) if folder else ():
+        if path.is_file() and "__pycache__" not in path.parts and skip not in path.parents:
+            digest.update(f"{path.relative_to(folder)}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
@@ -107,7 +163,7 @@ def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
         raise InputError(f"{out}: cannot make the folder ({exc.strerror})") from exc
     root = os.path.realpath(out)
     previous = _index(out)
-    current = {**_static(static), **result.files, **_svgs(result.charts)}
+    current = {**_static(static), **result.files, **_svgs(result.charts, out)}
     digests = {rel: hashlib.sha256(content).hexdigest() for rel, content in current.items()}
     # recorded before they are written: an interrupted write leaves nothing unrecorded
     _update(out / INDEX, _listing({**previous, **digests}))
@@ -163,6 +219,19 @@ def _same(target: Path, content: bytes) -> bool:
         return target.stat().st_size == len(content) and target.read_bytes() == content
     except OSError:
         return False
+
+
+def _read_plain(path: Path) -> bytes:
+    """A regular file's bytes (not through a link, nor a folder that is one); empty where
+    there is none such."""
+    try:
+        if os.path.realpath(path) != os.path.abspath(path):
+            return b""
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return b""
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def _remove(out: Path, root: str, rel: str, digest: str) -> None:
@@ -222,10 +291,36 @@ def _index(out: Path) -> dict[str, str]:
     }
 
 
-def _svgs(chart_list: tuple[ChartRef, ...]) -> dict[str, bytes]:
+# coordinates and sizes in an SVG's geometry: one decimal of a pixel is all that shows
+_GEOMETRY = re.compile(r'\b(d|transform|points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="([^"]*)"')
+_DECIMALS = re.compile(r"(\d+\.\d)\d+")
+# what each mark says to a screen reader and to the pointer: a page shows this SVG as an image
+# (its description in the alt text), where neither reaches anyone
+_MARK_ROLES = re.compile(r' (?:aria-[a-z]+|role|pointer-events)="[^"]*"')
+SVG_FORM = "2"  # changes when _shorter does: a kept SVG of another form is made again
+
+
+def _shorter(svg: str) -> str:
+    """A static SVG for a page's image: its geometry's numbers cut to one decimal of a pixel,
+    its marks without their roles (together less than half the size, for the largest charts),
+    its text as it was."""
+    svg = _MARK_ROLES.sub("", svg)
+    return _GEOMETRY.sub(lambda m: m[1] + '="' + _DECIMALS.sub(r"\1", m[2]) + '"', svg)
+
+
+def _svgs(chart_list: tuple[ChartRef, ...], out: Path) -> dict[str, bytes]:
+    """Each chart's static SVG; one `out` holds already for the same spec is kept (its first
+    line names the spec's sha256), as converting the large ones takes seconds."""
+
     def one(c: ChartRef) -> tuple[str, bytes]:
-        svg = vl_convert.vegalite_to_svg(charts.at_width(c.spec, charts.STATIC_WIDTH))
-        return f"charts/{c.chart_id}.svg", svg.encode()
+        rel = f"charts/{c.chart_id}.svg"
+        spec = charts.at_width(c.spec, charts.STATIC_WIDTH)
+        text = SVG_FORM + json.dumps(spec, sort_keys=True)
+        mark = SVG_MARK.format(hashlib.sha256(text.encode()).hexdigest())
+        kept = _read_plain(out / rel)
+        if kept.startswith(mark.encode()):
+            return rel, kept
+        return rel, (mark + _shorter(vl_convert.vegalite_to_svg(spec))).encode()
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(pool.map(one, chart_list))

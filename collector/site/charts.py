@@ -177,7 +177,8 @@ def _texts(chart: alt.Chart, fields: Sequence[str], minutes: bool) -> alt.Chart:
 
 
 def _base(rows: Sequence[Row]) -> alt.Chart:
-    return alt.Chart(alt.Data(values=list(rows)))
+    # a tuple: Altair copies a chart's lists, row by row, at every method called on it
+    return alt.Chart(alt.Data(values=tuple(rows)))
 
 
 def _lines(text: str, width: int) -> str | list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import altair as alt
 
+from collector.queries import parameters
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import slug
@@ -45,9 +46,24 @@ def rel(src: str, dest: str) -> str:
     return posixpath.relpath(dest, posixpath.dirname(src) or ".")
 
 
+def built(path: str) -> str:
+    """The address of docs page `path` (relative, maybe with an #anchor) once built: a link in
+    raw HTML is not rewritten by MkDocs, which builds x.md as x.html."""
+    page, hash_, anchor = path.partition("#")
+    page = page.removesuffix(".md") + ".html" if page.endswith(".md") else page
+    return page + hash_ + anchor
+
+
 def system_page(system_id: str) -> str:
-    """Docs path of a system's page."""
-    return f"systems/{system_slug(system_id)}.md"
+    """Docs path of a system's section: on the page of its round (the first part of its id),
+    which holds every system of that round, so the site has a dozen such pages, not a
+    thousand."""
+    return f"{systems_page(system_id)}#{system_slug(system_id)}"
+
+
+def systems_page(system_id: str) -> str:
+    """Docs path of the page that holds a system's section."""
+    return f"systems/{slug(system_id.split('/', 1)[0])}.md"
 
 
 def system_slug(system_id: str) -> str:
@@ -77,16 +93,39 @@ def listed(value: object) -> str:
 
 
 def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: str) -> ChartRef:
-    """A chart placed beside page `page`: charts/<page-stem>-<name>.{svg,vl.json}."""
+    """A chart placed beside page `page`: its spec inline, its static SVG in
+    charts/<page-stem>-<name>.svg."""
     stem = slug(posixpath.splitext(page)[0] + "-" + name)
     return ChartRef(
         chart_id=stem,
         title=title,
         description=desc,
-        spec=chart.to_dict(),
+        spec=spec(chart),
         svg_href=rel(page, f"charts/{stem}.svg"),
-        spec_href=rel(page, f"charts/{stem}.vl.json"),
     )
+
+
+def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """A chart's Vega-Lite spec, as `chart.to_dict()` gives it without checking it against the
+    schema (the chart tests do). Its inline rows are set aside while Altair builds the rest:
+    Altair copies and walks every value, which took longer than the rest of the site's pages;
+    the rows are plain JSON values already."""
+    data = getattr(chart, "data", None)
+    rows = data["values"] if isinstance(data, alt.Data) else None
+    if not isinstance(rows, list | tuple):
+        return chart.to_dict(validate=False)
+    out = chart.properties(data=alt.Data(values=[])).to_dict(validate=False)
+    out["data"] = {**out["data"], "values": list(rows)}
+    return out
+
+
+def evidence_heading(kind: str) -> str:
+    """The heading of rows of one kind of evidence (evidence.yml): 'Official MLPerf results'
+    for 'official MLPerf'; a proxy-scale kind keeps its scale ('Local runs, proxy scale tiny')."""
+    for row in parameters.evidence_kinds().rows:
+        if kind == row["kind"] or kind.startswith(row["kind"] + " "):
+            return row["heading"] + kind[len(row["kind"]) :]
+    return kind
 
 
 def round_key(name: str) -> tuple[int, ...]:

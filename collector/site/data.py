@@ -1,4 +1,5 @@
-"""The data behind the site: every derived table that exists, read once from one store snapshot.
+"""The data behind the site: every derived table, read once from one store snapshot (a
+`Warehouse`), with the reference data the pages name.
 
 Derived tables are optional: a page shows what exists and says what is not measured yet.
 """
@@ -10,100 +11,98 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from collector import store as stores
-from collector.errors import InputError
-from collector.ingest.published import load_studies
-from collector.queries import query
 from collector.site.config import settings
-from collector.store.snapshot import current_name
+from collector.warehouse import Warehouse
 
 Row = dict[str, Any]
 
 
 @dataclass
 class SiteData:
-    """Derived tables by name, plus system descriptions and the published studies."""
+    """Derived tables by name, plus system descriptions, the published studies and the
+    official trees read, all from one store snapshot."""
 
     store: Path
     snapshot: str
     tables: dict[str, pa.Table]
     descriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     studies: dict[str, dict[str, str]] = field(default_factory=dict)  # by study id
+    trees: list[Row] = field(default_factory=list)  # the official result trees read (sources)
     read: dict[str, list[Row]] = field(default_factory=dict)  # rows already read, by table
+    downloads: dict[str, bytes] | None = None  # the download files, once made
+    saved: dict[str, Path] = field(default_factory=dict)  # tables to read when asked for
+
+    def table(self, name: str) -> pa.Table | None:
+        """A table by name (read from its saved Parquet file when first asked for), or None
+        when the table is not defined yet."""
+        if name not in self.tables and name in self.saved:
+            self.tables[name] = pq.read_table(self.saved[name])
+        return self.tables.get(name)
+
+    def names(self) -> list[str]:
+        """The tables' names, sorted."""
+        return sorted(self.tables.keys() | self.saved.keys())
+
+    def count(self, name: str) -> int:
+        """A table's number of rows (a saved one's from its file's footer)."""
+        if name in self.tables or name not in self.saved:
+            return self.tables[name].num_rows
+        return pq.read_metadata(self.saved[name]).num_rows
 
     def rows(self, name: str) -> list[Row]:
         """The table's rows (read once: pages share them and must not change them), or none
         when the table is not defined yet."""
         if name not in self.read:
-            table = self.tables.get(name)
+            table = self.table(name)
             self.read[name] = table.to_pylist() if table is not None else []
         return self.read[name]
 
 
-def load(store: str | Path | None = None) -> SiteData:
-    """Read every defined derived table and the extras the pages need from one snapshot."""
-    store_path = stores.resolve(store)
-    snapshot = current_name(store_path)
-    if snapshot is None:
-        raise InputError(f"{store_path}: no store snapshot here; run collector ingest first")
-    con = query.connect(store_path)
-    # One thread: rows that tie in a table's ORDER BY, and sums over many values, come out in
-    # the same order every time, so regenerated pages are byte-identical when the data is.
-    con.execute("SET threads TO 1")
+def load(wh: Warehouse, saved: Path | None = None) -> SiteData:
+    """Read every derived table and the extras the pages need from the warehouse's snapshot;
+    with `saved`, a docs folder whose downloads hold this snapshot's tables (collector.site.
+    build.update says when), the tables and their download files are read from there."""
+    if saved is None:
+        return _load(wh)
+    data = _load(wh, computed=False)
+    folder = saved / "data"
+    data.downloads = {f"data/{p.name}": p.read_bytes() for p in sorted(folder.iterdir())}
+    data.saved = {path.stem: path for path in folder.glob("*.parquet")}
+    return data
+
+
+def _load(wh: Warehouse, computed: bool = True) -> SiteData:
+    """The snapshot's extras, and its derived tables unless `computed` is False."""
+    # One thread (Warehouse(threads=1)): rows that tie in a table's ORDER BY, and sums over
+    # many values, come out in the same order and to the same last bit every time, so
+    # regenerated pages are byte-identical when the data is.
     tables = {}
-    for name in query.names():  # dependencies first: each table is computed once
-        query.materialize(con, name)
-        if name not in settings().internal_tables:
-            tables[name] = settle(con.sql(f"SELECT * FROM {name}").to_arrow_table())
-    if "published" not in tables:
-        tables["published"] = _published(con)
-    descriptions = {}
-    for sid, text in con.sql("SELECT system_id, description_json FROM store.systems").fetchall():
-        descriptions[sid] = _parse(text)
-    studies = load_studies(stores.shipped("published"))
-    return SiteData(store_path, snapshot, tables, descriptions, studies)
-
-
-SIGNIFICANT_DIGITS = 12
-
-
-def settle(table: pa.Table) -> pa.Table:
-    """Round float columns to 12 significant digits.
-
-    Parallel aggregation sums in varying order, so the last bits of a mean or an interval
-    differ from one run to the next; the pages must not (their staleness check compares
-    bytes), and no number on them carries more than a few digits.
-    """
-    for i, col in enumerate(table.schema):
-        if pa.types.is_floating(col.type):
-            values = table.column(i).to_numpy(zero_copy_only=False).astype(np.float64)
-            finite = np.isfinite(values) & (values != 0)
-            digits = np.zeros_like(values)
-            digits[finite] = SIGNIFICANT_DIGITS - 1 - np.floor(np.log10(np.abs(values[finite])))
-            rounded = values.copy()
-            rounded[finite] = np.array(
-                [round(v, int(d)) for v, d in zip(values[finite], digits[finite], strict=True)]
-            )
-            mask = table.column(i).is_null().to_numpy(zero_copy_only=False)
-            table = table.set_column(i, col, pa.array(rounded, col.type, mask=mask))
-    return table
-
-
-def _published(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Transcribed study numbers straight from runs/published/*.csv, labelled as published."""
-    files = sorted(stores.shipped("published").glob("*.csv"))
-    if not files:
-        return pa.table({"source": pa.array([], pa.string())})
-    listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-    return con.sql(
-        f"SELECT 'published' AS source, * REPLACE (TRY_CAST(value AS DOUBLE) AS value, "
-        f"TRY_CAST(accelerators AS BIGINT) AS accelerators) "
-        f"FROM read_csv([{listing}], all_varchar = true, header = true) ORDER BY row_id"
-    ).to_arrow_table()
+    if computed:
+        tables = {
+            name: wh.table(name).to_arrow_table()
+            for name in wh.names()
+            if name not in settings().internal_tables
+        }
+        tables["published"] = wh.sql(
+            "SELECT 'published' AS source, * FROM store.published ORDER BY row_id"
+        ).to_arrow_table()
+    descriptions = {
+        sid: _parse(text)
+        for sid, text in wh.sql("SELECT system_id, description_json FROM store.systems").fetchall()
+    }
+    studies = wh.sql("SELECT * FROM store.studies").to_arrow_table().to_pylist()
+    trees = wh.sql("SELECT * FROM store.sources ORDER BY tree").to_arrow_table().to_pylist()
+    return SiteData(
+        wh.path,
+        wh.snapshot or "",
+        tables,
+        descriptions,
+        {s.pop("study"): s for s in studies},
+        trees,
+    )
 
 
 def _parse(text: str | None) -> dict[str, Any]:

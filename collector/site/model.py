@@ -23,14 +23,13 @@ class Table:
 
 @dataclass(frozen=True)
 class ChartRef:
-    """A chart as the page embeds it: inline spec, static SVG and spec file beside it."""
+    """A chart as the page embeds it: inline spec (with its data), static SVG beside it."""
 
     chart_id: str
     title: str
     description: str
     spec: dict[str, Any]
     svg_href: str
-    spec_href: str
 
 
 @dataclass(frozen=True)

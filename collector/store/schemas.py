@@ -43,8 +43,7 @@ class TableSchema:
 
     def empty(self) -> pa.Table:
         """A table with these columns and no rows."""
-        schema = self.arrow()
-        return pa.Table.from_arrays([pa.array([], f.type) for f in schema], schema=schema)
+        return self.arrow().empty_table()
 
     def table_from_rows(self, rows: list[dict[str, Any]]) -> pa.Table:
         """Build a table from dict rows (missing keys are null), validated."""
@@ -77,7 +76,7 @@ def load(name: str) -> TableSchema:
     """Load `tables/<name>.yml` of this package."""
     path = resources.files(__package__).joinpath("tables", f"{name}.yml")
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.load(path.read_text(), yaml.CSafeLoader)
     except OSError as exc:
         raise SchemaError(f"{path}: cannot read schema ({exc.strerror})") from exc
     for column in doc["columns"]:
@@ -92,6 +91,9 @@ def load(name: str) -> TableSchema:
     )
 
 
+# Reference data the derived tables read by these names: the official trees' origins, the logs
+# their copies lacked, the published studies, the measured matmul ceilings and the prices.
+REFERENCE_TABLES = ("sources", "missing_logs", "studies", "measured_ceilings", "prices")
 STORED_TABLES = (
     "runs",
     "systems",
@@ -101,6 +103,7 @@ STORED_TABLES = (
     "compliance",
     "published",
     "telemetry",
+    *REFERENCE_TABLES,
 )
 
 

@@ -1,4 +1,4 @@
-// Guide: filters the guide table embedded in the page (the rows of data/guide.json) by
+// Guide: filters the guide table embedded in the page (the rows of the site_guide table) by
 // workload, deadline and hardware, ranks what meets the deadline by time, newest round first.
 // Builds the answer with DOM nodes and textContent only, so no data string is parsed as HTML.
 (function () {

@@ -85,7 +85,17 @@
     });
   }
 
-  function init() { charts(); longTables(); longCode(); identifiers(); }
+  // the system a link names (systems/<round>.html#<system>) opens its section's details
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var details = id && document.getElementById(id) && document.getElementById(id).nextElementSibling;
+    if (details && details.tagName === "DETAILS") details.open = true;
+  }
+
+  function init() {
+    charts(); longTables(); longCode(); identifiers(); openTarget();
+    window.addEventListener("hashchange", openTarget);
+  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

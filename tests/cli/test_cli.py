@@ -3,6 +3,8 @@
 import shutil
 import sys
 
+import pytest
+
 from collector.cli import main
 from collector.queries import query
 from tests.conftest import LOGS
@@ -151,6 +153,7 @@ def test_ingest_of_published_studies_says_how_many_rows(monkeypatch, capsys, tmp
     )
 
 
+@pytest.mark.slow  # every derived table, each through a command of its own
 def test_query_prints_the_columns_its_contract_displays_within_120_columns(
     monkeypatch, capsys, tmp_path
 ):

@@ -1,6 +1,5 @@
 from collector.ingest.check import check
-from collector.queries import query
-from tests.conftest import FIXTURES, LOGS, V07, needs_shared
+from tests.conftest import FIXTURES, LOGS, V07, needs_shared, sql
 
 
 def test_own_rules_for_v05_and_v06(store):
@@ -18,8 +17,8 @@ def test_own_rules_for_v05_and_v06(store):
     assert "logs/empty.txt" not in verdicts  # a folder walk takes only files that hold logs
     (empty,) = check([LOGS / "empty.txt"], store=store)
     assert (empty.verdict, empty.first_failure) == ("fail", "empty file")
-    stored = query.sql(
-        "SELECT verdict, count(*) AS n FROM store.compliance GROUP BY ALL ORDER BY verdict", store
+    stored = sql(
+        store, "SELECT verdict, count(*) AS n FROM store.compliance GROUP BY ALL ORDER BY verdict"
     ).to_pylist()
     assert sum(r["n"] for r in stored) == len(verdicts) + 1
 

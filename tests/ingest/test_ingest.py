@@ -9,8 +9,7 @@ import pytest
 
 from collector import store as stores
 from collector.ingest.pipeline import ingest
-from collector.queries import query
-from tests.conftest import FIXTURES, LOGS, v05_tree, v06_tree
+from tests.conftest import FIXTURES, LOGS, sql, table, v05_tree, v06_tree
 
 
 def test_trees_ingest_with_systems_joined(tmp_path, store):
@@ -18,7 +17,7 @@ def test_trees_ingest_with_systems_joined(tmp_path, store):
     v06_tree(tmp_path / "b")
     report = ingest([tmp_path / "a", tmp_path / "b"], store=store)
     assert (report.runs_added, report.systems, report.failed) == (3, 3, False)
-    runs = {r["system_id"]: r for r in query.run("runs", store).to_pylist()}
+    runs = {r["system_id"]: r for r in table(store, "runs").to_pylist()}
     assert set(runs) == {"v0.5/acme/sub_a/box", "v0.5/acme/sub_b/box", "v0.7/Acme/node4"}
     node4 = runs["v0.7/Acme/node4"]
     assert (node4["source"], node4["accelerators"], node4["interconnect"], node4["status"]) == (
@@ -35,7 +34,7 @@ def test_reingest_adds_nothing(tmp_path, store):
     first = ingest([tmp_path / "a"], store=store)
     again = ingest([tmp_path / "a"], store=store)
     assert (first.runs_added, again.runs_added, again.runs_unchanged) == (2, 0, 2)
-    assert query.run("runs", store).num_rows == 2
+    assert table(store, "runs").num_rows == 2
     assert again.snapshot is None  # nothing new: the store is not rewritten
 
 
@@ -55,7 +54,7 @@ def test_bad_files_are_recorded_and_the_rest_goes_on(tmp_path, store):
     report = ingest([folder], store=store, on_issue=seen.append)
     assert report.failed
     assert report.runs_added == 4  # truncated and backwards runs are kept as incomplete
-    issues = query.run("issues", store).to_pylist()
+    issues = table(store, "issues").to_pylist()
     assert len(issues) == len(seen) == len(report.issues)
     errors = {(i["path"].split("/")[-1], i["code"]) for i in issues if i["severity"] == "error"}
     assert errors == {
@@ -64,14 +63,14 @@ def test_bad_files_are_recorded_and_the_rest_goes_on(tmp_path, store):
         ("result_truncated.txt", "missing-run-stop"),
         ("result_backwards_latin1.txt", "clock-backwards"),
     }
-    statuses = sorted(r["status"] for r in query.run("runs", store).to_pylist())
+    statuses = sorted(r["status"] for r in table(store, "runs").to_pylist())
     assert statuses == ["incomplete", "incomplete", "success", "success"]
     assert str(seen[0]).startswith(("error: logs/result_", "warning: logs/result_"))
 
 
 def test_local_logs_are_labelled_local_with_their_configuration(tmp_path, store):
     ingest([LOGS / "mllog_local.txt"], store=store)
-    (run,) = query.run("runs", store).to_pylist()
+    (run,) = table(store, "runs").to_pylist()
     assert (
         run["source"],
         run["round"],
@@ -87,7 +86,7 @@ def test_local_logs_are_labelled_local_with_their_configuration(tmp_path, store)
 
 def test_source_can_be_forced(store):
     ingest([LOGS / "v06_ssd.txt"], store=store, source="local")
-    assert query.run("runs", store).column("source").to_pylist() == ["local"]
+    assert table(store, "runs").column("source").to_pylist() == ["local"]
 
 
 def test_parallel_and_serial_ingest_agree(tmp_path):
@@ -103,8 +102,8 @@ def test_parallel_and_serial_ingest_agree(tmp_path):
         ingest(paths, store=tmp_path / "s2", workers=2)
     finally:
         module.PARALLEL_MIN_BYTES = old
-    for table in ("runs", "issues", "systems"):
-        assert query.run(table, tmp_path / "s1") == query.run(table, tmp_path / "s2")
+    for name in ("runs", "issues", "systems"):
+        assert table(tmp_path / "s1", name) == table(tmp_path / "s2", name)
 
 
 def test_telemetry_beside_a_log_is_stored_and_its_bad_rows_reported(tmp_path, store):
@@ -119,13 +118,13 @@ def test_telemetry_beside_a_log_is_stored_and_its_bad_rows_reported(tmp_path, st
     assert [str(i) for i in report.issues] == [
         "warning: runs/result_0.telemetry.csv:3: 4 fields where the header has 6"
     ]
-    got = query.sql(
+    got = sql(
+        store,
         "SELECT device, count(*) AS n, max(gpu_power_w) AS peak FROM store.telemetry "
         "JOIN store.runs USING (run_id) GROUP BY device ORDER BY device",
-        store,
     ).to_pylist()
     assert got == [{"device": "0", "n": 16, "peak": 235.5}, {"device": "1", "n": 15, "peak": 182.4}]
-    (power,) = query.run("power", store).to_pylist()
+    (power,) = table(store, "power").to_pylist()
     assert (power["devices_sampled"], power["aligned_by"]) == (2, "end of sampling")
 
 
@@ -145,10 +144,10 @@ def test_byte_identical_logs_at_two_paths_are_two_runs_with_a_warning(tmp_path, 
         "warning: sub/b/result_0.txt: same bytes as sub/a/result_0.txt; stored as a run of "
         "both paths"
     ]
-    runs = query.sql(
+    runs = sql(
+        store,
         "SELECT log_path, run_id, log_sha256, (SELECT count(*) FROM store.events AS e "
         "WHERE e.run_id = r.run_id) AS events FROM store.runs AS r ORDER BY log_path",
-        store,
     ).to_pylist()
     assert [r["log_path"] for r in runs] == ["sub/a/result_0.txt", "sub/b/result_0.txt"]
     assert runs[0]["log_sha256"] == runs[1]["log_sha256"]
@@ -209,7 +208,7 @@ def test_an_impossible_run_time_is_an_error_and_never_a_success(tmp_path, store,
     (issue,) = [i for i in report.issues if i.code == "impossible-time"]
     assert (issue.path, issue.line, issue.severity) == ("result_0.txt", at[key], "error")
     assert issue.message.startswith(f"{key} time ") and issue.message.endswith(why)
-    (run,) = query.run("runs", store).to_pylist()
+    (run,) = table(store, "runs").to_pylist()
     assert (run["status"], run["minutes"]) == ("incomplete", None)
 
 
@@ -232,7 +231,7 @@ def test_a_run_start_before_2015_on_a_wall_clock_stop_is_an_error(tmp_path, stor
             "run_stop is 3.637e+08 s after run_start: longer than any training run",
         ),
     ]
-    assert query.run("runs", store).column("status").to_pylist() == ["incomplete"]
+    assert table(store, "runs").column("status").to_pylist() == ["incomplete"]
 
 
 def test_a_log_on_a_clock_of_another_origin_keeps_its_duration(tmp_path, store):
@@ -243,7 +242,7 @@ def test_a_log_on_a_clock_of_another_origin_keeps_its_duration(tmp_path, store):
     (tmp_path / "result_0.txt").write_text(text)
     report = ingest([tmp_path / "result_0.txt"], store=store)
     assert [(i.severity, i.code) for i in report.issues] == [("warning", "clock-origin")]
-    (run,) = query.run("runs", store).to_pylist()
+    (run,) = table(store, "runs").to_pylist()
     assert (run["status"], run["minutes"]) == ("success", pytest.approx(4.3 / 60))
 
 
@@ -256,7 +255,7 @@ def test_a_run_stop_of_1e308_seconds_in_a_v05_log_is_not_a_success(tmp_path, sto
     assert [(i.code, i.message) for i in report.issues if i.severity == "error"] == [
         ("impossible-time", "run_stop time 1e+308 s is more than a day after the ingest")
     ]
-    assert query.run("runs", store).column("status").to_pylist() == ["incomplete"]
+    assert table(store, "runs").column("status").to_pylist() == ["incomplete"]
 
 
 def test_fifos_devices_sockets_and_broken_links_are_issues_and_skipped(
@@ -293,7 +292,7 @@ def test_fifos_devices_sockets_and_broken_links_are_issues_and_skipped(
             (str(tmp_path / "dangling"), "error", "dangling-link"),
         ]
     )
-    assert query.run("issues", store).num_rows == 9
+    assert table(store, "issues").num_rows == 9
 
 
 def test_a_result_file_without_mlperf_lines_is_an_incomplete_run(tmp_path, store):
@@ -304,7 +303,7 @@ def test_a_result_file_without_mlperf_lines_is_an_incomplete_run(tmp_path, store
     )
     shutil.copy(LOGS / "not_a_log.txt", tmp_path / "notes.log")  # outside a results layout
     report = ingest([tmp_path / "training_results_v1.0", tmp_path / "notes.log"], store=store)
-    (run,) = query.run("runs", store).to_pylist()
+    (run,) = table(store, "runs").to_pylist()
     assert (run["round"], run["submitter"], run["benchmark"], run["run"]) == (
         "v1.0",
         "Intel",

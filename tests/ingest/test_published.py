@@ -13,8 +13,8 @@ from collector.ingest.published import (
     load_studies,
     qualifiers,
 )
-from collector.queries import query
 from collector.store import snapshot
+from tests.conftest import sql
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
 
@@ -66,7 +66,7 @@ def test_ingest_stores_published_and_keeps_it_across_log_ingests(tmp_path):
     assert snapshot.read(store)["published"].num_rows == 1
     ingest([Path(__file__).parents[1] / "fixtures" / "logs"], store=store)
     assert snapshot.read(store)["published"].num_rows == 1
-    assert query.sql("SELECT count(*) AS n FROM store.published", store).to_pylist() == [{"n": 1}]
+    assert sql(store, "SELECT count(*) AS n FROM store.published").to_pylist() == [{"n": 1}]
 
 
 def test_every_shipped_study_is_described():

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import collector
 from collector.ingest.published import load_published
-from collector.queries import query
+from collector.ingest.reference import example_prices
 from collector.store import snapshot
 from collector.store.schemas import load
+from tests.conftest import sql
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "runs" / "published"
 DERIVED = (
@@ -227,10 +229,11 @@ SCENARIOS = {
 def make_store(store, runs, published=None):
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
+    tables["prices"] = example_prices()  # as an ingest gives a store without prices
     if published is not None:
         tables["published"] = published
     snapshot.write(store, snapshot.Snapshot(tables))
-    assert query.check_contracts(store) == []
+    assert collector.open(store).check_contracts() == []
     return store
 
 
@@ -241,7 +244,7 @@ def shared(tmp_path_factory):
     store = make_store(
         tmp_path_factory.mktemp("derived") / "store", runs, load_published(PUBLISHED)
     )
-    con = query.connect(store)
+    con = collector.open(store)
     yield store, con
     con.close()
 
@@ -261,7 +264,7 @@ def test_every_scenario_is_in_the_store(shared):
 def test_empty_store_gives_empty_tables(store):
     make_store(store, [])
     for name in DERIVED:
-        assert query.sql(f"SELECT * FROM {name}", store).num_rows == 0, name
+        assert sql(store, f"SELECT * FROM {name}").num_rows == 0, name
 
 
 def test_a_single_run_has_no_interval(shared):
@@ -290,7 +293,7 @@ def test_strong_scaling_with_interval_and_efficiency(shared):
 def test_intervals_are_reproducible(shared):
     store, _ = shared
     first = rows(shared, "scaling", "reproducible")
-    again = query.sql("SELECT * FROM scaling WHERE round = 'reproducible'", store).to_pylist()
+    again = sql(store, "SELECT * FROM scaling WHERE round = 'reproducible'").to_pylist()
     assert again == first and first[0]["speedup_ci_low"] is not None
 
 
@@ -438,9 +441,9 @@ def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):
     tables["runs"] = load("runs").table_from_rows(runs)
     tables["evals"] = load("evals").table_from_rows(evals)
     snapshot.write(tmp_path / "store", snapshot.Snapshot(tables))
-    got = query.sql(
-        "SELECT benchmark, seq, reached_target FROM time_to_accuracy ORDER BY ALL",
+    got = sql(
         tmp_path / "store",
+        "SELECT benchmark, seq, reached_target FROM time_to_accuracy ORDER BY ALL",
     ).to_pylist()
     assert [(r["benchmark"], r["seq"], r["reached_target"]) for r in got] == [
         ("bert", 0, False),
@@ -448,7 +451,7 @@ def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):
         ("rnnt", 0, False),
         ("rnnt", 1, True),
     ]
-    assert query.check_contracts(tmp_path / "store") == []
+    assert collector.open(tmp_path / "store").check_contracts() == []
 
 
 def test_deadline_fit_ranks_fewest_accelerators_first(shared):

@@ -1,12 +1,12 @@
 """ceilings, throughput_fractions, full_size_ratios, full_size_scaling and log_gaps on
-constructed runs whose fractions, ratios and counts can be computed by hand, with the shipped
-files they read (the measured ceilings and missing.csv) in a data folder of their own."""
+constructed runs whose fractions, ratios and counts can be computed by hand, with the reference
+data they read (the measured ceilings, sources.csv and missing.csv) ingested from files."""
 
 import json
 
 import pytest
 
-from collector.queries import query
+import collector
 from collector.store import snapshot
 from collector.store.schemas import load
 from tests.queries.test_derived import run
@@ -129,10 +129,12 @@ def con(tmp_path_factory):
     tables["systems"] = load("systems").table_from_rows(systems)
     store = tmp_path_factory.mktemp("evidence") / "store"
     snapshot.write(store, snapshot.Snapshot(tables))
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("COLLECTOR_DATA", str(data))
-        assert query.check_contracts(store) == []
-        connection = query.connect(store)
+    connection = collector.open(store)
+    # the reference data enters the store as a user's would: ingested with the runs
+    connection.ingest(
+        [data / "sources.csv", data / "official" / "missing.csv", data / "local" / "h100"]
+    )
+    assert connection.check_contracts() == []
     yield connection
     connection.close()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from collector.ingest.pipeline import ingest
-from collector.queries import query
+import collector
 from collector.queries.parameters import language_models
 from collector.run.suite import load_suite
 from tests.conftest import REPO
@@ -32,7 +32,11 @@ def store(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def con(store):
-    return query.connect(store)
+    """A connection of the store's warehouse with the derived tables the tests read."""
+    with collector.open(store) as wh:
+        for name in ("throughput_fractions", "projection", "site_guide"):
+            wh.table(name)
+        yield wh.connection
 
 
 def test_every_counted_log_is_a_stored_official_run_with_the_same_bytes(con):

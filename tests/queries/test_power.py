@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from collector.queries import query
+import collector
 from collector.store import snapshot
 from collector.store.schemas import load
 from tests.queries.test_derived import run
@@ -64,8 +64,8 @@ def con(tmp_path_factory):
     tables["telemetry"] = load("telemetry").table_from_rows(telemetry)
     store = tmp_path_factory.mktemp("power") / "store"
     snapshot.write(store, snapshot.Snapshot(tables))
-    assert query.check_contracts(store) == []
-    connection = query.connect(store)
+    assert collector.open(store).check_contracts() == []
+    connection = collector.open(store)
     yield connection
     connection.close()
 
@@ -123,6 +123,6 @@ def test_power_does_not_depend_on_the_order_samples_are_stored_in(tmp_path):
         tables["runs"] = load("runs").table_from_rows([clocked])
         tables["telemetry"] = load("telemetry").table_from_rows(ordered)
         snapshot.write(tmp_path / name, snapshot.Snapshot(tables))
-        with query.connect(tmp_path / name) as connection:
+        with collector.open(tmp_path / name) as connection:
             found.append(by_system(connection, "power"))
     assert found[0] == found[1]

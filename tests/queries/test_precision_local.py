@@ -2,9 +2,9 @@
 
 import pytest
 
-from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
+from tests.conftest import table
 
 
 def local_run(system, precision, minutes, i):
@@ -43,7 +43,7 @@ def test_configurations_named_per_precision_pair_on_the_same_machine(store):
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
     snapshot.write(store, snapshot.Snapshot(tables))
-    rows = [r for r in query.run("precision_gain", store).to_pylist() if r["kind"] == "time"]
+    rows = [r for r in table(store, "precision_gain").to_pylist() if r["kind"] == "time"]
     assert len(rows) == 1  # never against the other machine's fp32
     assert rows[0]["system"] == "host_1xh200_bf16_default"
     assert rows[0]["gain"] == pytest.approx(4.1 / 1.1)

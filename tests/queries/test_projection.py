@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
+import collector
 from collector.ingest.pipeline import ingest
-from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
-from tests.conftest import LOGS
+from tests.conftest import LOGS, sql
 
 GNMT_PAIRS = 3498161  # datasets.yml: WMT16 en-de after the reference's length filter
 
@@ -164,8 +164,8 @@ def projection_store(store):
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
     store = projection_store(tmp_path_factory.mktemp("projection") / "store")
-    assert query.check_contracts(store) == []
-    connection = query.connect(store)
+    assert collector.open(store).check_contracts() == []
+    connection = collector.open(store)
     yield connection
     connection.close()
 
@@ -220,7 +220,7 @@ def test_a_real_v05_log_gives_its_epochs_and_timings(tmp_path):
     )
     shutil.copy(LOGS / "v05_transformer_dgx1.txt", system / "transformer" / "result_0.txt")
     ingest([tmp_path / "v0.5.0"], store=tmp_path / "store")
-    (row,) = query.sql("SELECT * FROM samples_to_target", tmp_path / "store").to_pylist()
+    (row,) = sql(tmp_path / "store", "SELECT * FROM samples_to_target").to_pylist()
     assert (row["epochs_to_target"], row["global_batch"], row["evals"]) == (3, 5120 * 8, 3)
     assert row["samples_to_target"] == 3 * 4590101
     # blocks after the first: 593.98 s and 595.05 s of training for one epoch each
@@ -243,8 +243,8 @@ def test_a_throughput_log_is_projected_end_to_end_from_ingested_logs(tmp_path):
     (tmp_path / "local").mkdir()
     shutil.copy(LOGS / "mllog_throughput.txt", tmp_path / "local" / "run.log")
     ingest([tmp_path / "v0.5.0", tmp_path / "local"], store=tmp_path / "store")
-    assert query.check_contracts(tmp_path / "store") == []
-    (row,) = query.sql("SELECT * FROM projection", tmp_path / "store").to_pylist()
+    assert collector.open(tmp_path / "store").check_contracts() == []
+    (row,) = sql(tmp_path / "store", "SELECT * FROM projection").to_pylist()
     samples = 3 * 4590101  # the DGX-1 run's 3 epochs of WMT en-de
     assert (row["scale"], row["samples_to_target"], row["windows"]) == ("throughput", samples, 3)
     assert (row["throughput_samples_per_s"], row["startup_s"]) == (1600, 25)
@@ -269,10 +269,10 @@ def test_epoch_starts_written_late_and_evaluations_beside_training(tmp_path):
     tables["events"] = load("events").table_from_rows([e for _, es, _ in built for e in es])
     tables["evals"] = load("evals").table_from_rows([v for _, _, vs in built for v in vs])
     snapshot.write(tmp_path / "store", snapshot.Snapshot(tables))
-    assert query.check_contracts(tmp_path / "store") == []
+    assert collector.open(tmp_path / "store").check_contracts() == []
     rows = {
         r["system"]: r
-        for r in query.sql("SELECT * FROM samples_to_target", tmp_path / "store").to_pylist()
+        for r in sql(tmp_path / "store", "SELECT * FROM samples_to_target").to_pylist()
     }
     late, beside = rows["late"], rows["beside"]
     assert (late["epochs_to_target"], late["startup_s"], late["epoch_s"]) == (5, 7, 10)

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from mlperf_logging.result_summarizer import result_summarizer
 
+import collector
 from collector.ingest.pipeline import ingest
 from collector.queries import query
 from collector.store import snapshot
 from collector.store.schemas import load
+from tests.conftest import table
 
 
 def run(i, minutes, status="success", **extra):
@@ -46,7 +48,7 @@ def scores_of(store, runs):
     tables = snapshot.empty().tables
     tables["runs"] = load("runs").table_from_rows(runs)
     snapshot.write(store, snapshot.Snapshot(tables))
-    return query.run("scores", store).to_pylist()
+    return table(store, "scores").to_pylist()
 
 
 def test_empty_store_has_no_scores(store):
@@ -222,14 +224,14 @@ def test_a_benchmark_the_round_does_not_have_is_unscorable(store):
 
 
 def test_every_round_has_rules():
-    rounds = set(query.score_rules().column("round").to_pylist())
+    rounds = set(query.score_rules().column("round"))
     assert rounds > ROUNDS
 
 
 def test_contract_invariants_hold_on_given_rows(store):
     scores_of(store, [run(i, 10 + i) for i in range(5)] + [run(0, 3, system="other")])
-    assert query.check_contracts(store) == []
-    assert not math.isnan(query.run("scores", store).column("runs_total")[0].as_py())
+    assert collector.open(store).check_contracts() == []
+    assert not math.isnan(table(store, "scores").column("runs_total")[0].as_py())
 
 
 # --- oracle: MLCommons' result summarizer on real result folders --------------------------
@@ -249,7 +251,7 @@ def official_scores(tmp_path_factory):
     """collector's scores of the fixture folders, by (round, system, benchmark)."""
     store = tmp_path_factory.mktemp("rounds") / "store"
     ingest(sorted(ROUND_FOLDERS.glob("training_results_*")), store=store)
-    rows = query.run("scores", store).to_pylist()
+    rows = table(store, "scores").to_pylist()
     return {(r["round"], r["system"], r["benchmark"]): r for r in rows}
 
 
@@ -287,7 +289,7 @@ def scores_with_issues(store, runs, issues):
     tables["runs"] = load("runs").table_from_rows(runs)
     tables["ingest_issues"] = load("ingest_issues").table_from_rows(issues)
     snapshot.write(store, snapshot.Snapshot(tables))
-    return query.run("scores", store).to_pylist()
+    return table(store, "scores").to_pylist()
 
 
 def bad_line(row):
@@ -350,7 +352,7 @@ def test_a_result_file_without_mlperf_lines_is_a_failed_run_as_the_summarizer_co
         f"{tree.name}/{folder.relative_to(tree)}/result_5.txt",
         "no-events",
     )
-    (row,) = query.run("scores", store).to_pylist()
+    (row,) = table(store, "scores").to_pylist()
     assert (row["runs_total"], row["runs_converged"], row["runs_used"]) == (6, 5, 4)
     expected, _ = summarizer_score(folder, "dlrm", "2.1.0", tmp_path / "oracle")
     assert row["score_minutes"] == pytest.approx(expected, rel=1e-9)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import gzip
 import hashlib
 import http.server
 import io
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import collector
 from collector import site
 from collector.cli import app
 from collector.ingest.pipeline import ingest
@@ -105,7 +107,8 @@ def _text(result: site.Result, path: str) -> str:
 
 
 def _csv(result: site.Result, path: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(_text(result, path))))
+    """The rows of a download, data/<table>.csv.gz."""
+    return list(csv.DictReader(io.StringIO(gzip.decompress(result.files[path]).decode())))
 
 
 def _findings(result: site.Result) -> list[str]:
@@ -117,7 +120,7 @@ def test_home_has_at_most_twelve_findings_all_from_official_results(
 ) -> None:
     findings = _findings(generated)
     assert 0 < len(findings) <= 12
-    official = {r["hardware"] for r in _csv(generated, "data/site_scores.csv")}
+    official = {r["hardware"] for r in _csv(generated, "data/site_scores.csv.gz")}
     for line in findings:
         assert "H200" not in line and "script" not in line, line  # the proxy runs' hardware
     assert any("16 x NVIDIA V100, 2 nodes, NVLink" in line for line in findings)
@@ -127,10 +130,10 @@ def test_home_has_at_most_twelve_findings_all_from_official_results(
 def test_home_names_the_fastest_per_family_with_the_numbers_of_its_table(
     generated: site.Result,
 ) -> None:
-    rows = [r for r in _csv(generated, "data/site_scores.csv") if r["evidence"] == "official"]
+    rows = [r for r in _csv(generated, "data/site_scores.csv.gz") if r["evidence"] == "official"]
     fastest = {r["one_server"]: r for r in rows if r["rank_in_class"] == "1"}
     (vision,) = [f for f in _findings(generated) if f.startswith("- **Vision**")]
-    one, several = fastest["True"], fastest["False"]
+    one, several = fastest["true"], fastest["false"]
     assert one["hardware"] == "8 x AMD Instinct MI300X, 1 node"
     expected = (
         f"fastest on one server, {one['hardware']} (Acme) in **{num(float(one['score_minutes']))} "
@@ -147,7 +150,7 @@ def test_home_names_the_fastest_per_family_with_the_numbers_of_its_table(
 def test_home_compares_accelerator_models_with_the_ratio_of_its_table(
     generated: site.Result,
 ) -> None:
-    (ratio,) = _csv(generated, "data/site_model_ratios.csv")
+    (ratio,) = _csv(generated, "data/site_model_ratios.csv.gz")
     assert (ratio["model"], ratio["other_model"]) == ("AMD Instinct MI300X", "NVIDIA V100")
     speedup = float(ratio["other_minutes"]) / float(ratio["minutes"])
     assert float(ratio["speedup"]) == pytest.approx(speedup)
@@ -168,18 +171,21 @@ def test_benchmark_page_scores_equal_the_downloaded_table(generated: site.Result
     page = _text(generated, "benchmarks/ssd.md")
     official = page.split("### Official MLPerf results", 1)[1].split("\n### ", 1)[0]
     shown = [line.split(" | ")[2] for line in official.splitlines() if line.startswith("| [")]
-    rows = [r for r in _csv(generated, "data/site_scores.csv") if r["evidence"] == "official"]
+    rows = [r for r in _csv(generated, "data/site_scores.csv.gz") if r["evidence"] == "official"]
     assert sorted(shown) == sorted(num(float(r["score_minutes"])) for r in rows)
 
 
 def test_guide_table_holds_no_proxy_run_and_equals_its_downloads(
     generated: site.Result, store: Path
 ) -> None:
-    rows = guide.rows(load(store))
+    with collector.open(store, threads=1) as wh:
+        rows = guide.rows(load(wh))
     assert {r["evidence"] for r in rows} == {"official"}
     assert len(rows) == len(SYSTEMS)
-    downloaded = json.loads(_text(generated, "data/guide.json"))
-    assert downloaded == rows
+    downloaded = _csv(generated, "data/site_guide.csv.gz")
+    assert [(r["system_id"], float(r["score_minutes"])) for r in downloaded] == [
+        (r["system_id"], r["score_minutes"]) for r in rows
+    ]
     assert [r["score_minutes"] for r in rows] == sorted(r["score_minutes"] for r in rows)
     page = _text(generated, "guide.md")
     embedded = json.loads(page.split('id="guide-data">', 1)[1].split("</script>", 1)[0])
@@ -199,19 +205,18 @@ def test_local_checks_page_lists_the_proxy_runs_and_names_peer_to_peer_off(
 
 
 def test_a_system_is_named_in_words_with_what_its_runs_used(generated: site.Result) -> None:
-    (proxy,) = [r for r in _csv(generated, "data/site_systems.csv") if r["source"] == "local"]
+    (proxy,) = [r for r in _csv(generated, "data/site_systems.csv.gz") if r["source"] == "local"]
     assert (proxy["scale"], proxy["run_interconnect"]) == ("tiny", "no-p2p")
     assert proxy["hardware"] == "4 x NVIDIA H200, 1 node"  # no description: no link class
-    page = next(
-        v.decode() for k, v in generated.files.items() if k.startswith("systems/") and "nv16" in k
-    )
-    assert page.startswith("# 16 x NVIDIA V100, 2 nodes, NVLink \\(Acme, v0.7\\)")
+    page = _text(generated, "systems/v0-7.md")  # every system of the round, a section each
+    assert page.startswith("---\n")  # front matter: no table of contents, not searched
+    assert "\n## 16 x NVIDIA V100, 2 nodes, NVLink \\(Acme, v0.7\\) { #v0-7-acme-nv16-" in page
 
 
 def test_pages_carry_no_generated_note_at_the_top(generated: site.Result) -> None:
     for page in ("index.md", "guide.md"):
         assert "Generated by" not in _text(generated, page), page
-    assert "data/scores.csv" in generated.files and "data/site_scores.parquet" in generated.files
+    assert "data/scores.csv.gz" in generated.files and "data/site_scores.parquet" in generated.files
 
 
 def test_hostile_system_name_is_escaped_in_every_page(generated: site.Result) -> None:
@@ -222,6 +227,7 @@ def test_hostile_system_name_is_escaped_in_every_page(generated: site.Result) ->
         assert "<script>alert" not in text, path
 
 
+@pytest.mark.slow  # builds a site with MkDocs
 def test_pages_are_generated_and_the_snapshot_is_named_in_the_footer(
     small_store: Path, small_site: Path
 ) -> None:
@@ -243,7 +249,7 @@ def test_pages_are_generated_and_the_snapshot_is_named_in_the_footer(
         footer = html.split('<footer class="md-footer">', 1)[1]
         assert f"from store snapshot {result.snapshot}" in footer, page
         assert "Generated by" not in html.split('<footer class="md-footer">', 1)[0], page
-    assert "data/scores.csv" in result.files and "data/scores.parquet" in result.files
+    assert "data/scores.csv.gz" in result.files and "data/scores.parquet" in result.files
 
 
 def test_generated_files_are_not_sources_of_the_repository(small_store: Path) -> None:
@@ -287,6 +293,7 @@ def test_write_removes_pages_no_longer_generated(small_store: Path, tmp_path: Pa
     assert not (tmp_path / "old.md").exists()
 
 
+@pytest.mark.slow  # builds a site with MkDocs
 def test_built_html_has_no_raw_tag(small_site: Path) -> None:
     for html in small_site.rglob("*.html"):
         assert "<script>alert" not in html.read_text(), html
@@ -337,6 +344,7 @@ def _answer(page: object, hours: str, **choices: str) -> tuple[str, list[list[st
     return summary, cells
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_says_when_nothing_meets_the_deadline_and_shows_the_closest(
     guide_page: object,
 ) -> None:
@@ -347,6 +355,7 @@ def test_guide_says_when_nothing_meets_the_deadline_and_shows_the_closest(
     assert all("H200" not in c[0] for c in cells)  # a proxy run never answers
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_lists_official_results_meeting_the_deadline_by_time(guide_page: object) -> None:
     summary, cells = _answer(guide_page, "0.09")  # 5.4 min: all but the 4-accelerator system
     assert summary.startswith("3 of 4 configurations train it within 0.09 h (5.4 min)")
@@ -359,6 +368,7 @@ def test_guide_lists_official_results_meeting_the_deadline_by_time(guide_page: o
     assert all(c[5] == "v0.7" for c in cells)
 
 
+@pytest.mark.slow  # builds a site with MkDocs, opens it in Chromium
 def test_guide_constraints_exclude_a_vendor_multi_node_and_large_systems(
     guide_page: object,
 ) -> None:
@@ -370,3 +380,21 @@ def test_guide_constraints_exclude_a_vendor_multi_node_and_large_systems(
     _, cells = _answer(guide_page, "2", max_accelerators="4")
     assert [c[0] for c in cells] == ["4 x NVIDIA V100, 1 node, PCIe"]
     assert cells[0][2] == "110 min" and cells[0][3] == "yes"  # 2 h less 10.1 min
+
+
+def test_update_does_only_what_changed(
+    small_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "docs"
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "about.md").write_text("# About\n")
+    monkeypatch.chdir(tmp_path)
+    assert site.update(out, Path("static"), small_store).generated  # collector site
+    assert not site.update(out, tmp_path / "static", small_store).generated  # then the hook
+    made = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    stamp = out / ".stamp"
+    tables, _pages = stamp.read_text().split("\n", 1)
+    stamp.write_text(f"{tables}\nanother template")  # as after a template edit
+    again = site.update(out, Path("static"), small_store)  # tables read from the downloads
+    assert again.generated
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == made

@@ -9,11 +9,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+import collector
 from collector.queries import query
 from collector.site import charts
 from collector.site.escape import json_for_html, markdown_text, title_text
 from collector.site.model import Sheet
 from collector.site.render import render
+from collector.store import snapshot
 
 ROWS = [
     {
@@ -39,7 +41,8 @@ ROWS = [
 ]
 
 
-EMPTY = Path(tempfile.mkdtemp())  # a store folder with no snapshot: every stored table empty
+EMPTY = Path(tempfile.mkdtemp())  # a store with one snapshot, every stored table empty
+snapshot.write(EMPTY, snapshot.empty())
 
 
 def _time(rows: list[dict], title: str = "t", description: str = "d") -> dict:
@@ -195,16 +198,21 @@ def _derive(name: str, **inputs: list[dict]) -> list[dict]:
     """The rows of derived table `name` computed by its SQL from the rows given for the tables
     it depends on (each with the columns and types of its contract's table; null where not
     given), in a store with nothing in it."""
-    con = query.connect(EMPTY)
+    with collector.open(EMPTY) as wh:
+        return _derived(wh.connection, name, inputs)
+
+
+def _derived(con: object, name: str, inputs: dict[str, list[dict]]) -> list[dict]:
     for dep in query.contracts()[name].depends_on:
-        described = con.sql(f"SELECT * FROM {dep} LIMIT 0")
+        query.build(con, dep)  # its columns and types, computed over the empty store
+        described = con.table(dep)
         types = dict(zip(described.columns, described.types, strict=True))
         rows = inputs.get(dep, [])
         con.register(f"_{dep}", pa.table({c: [r.get(c) for r in rows] or [None] for c in types}))
         cols = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in types.items())
-        limit = len(rows)
-        con.execute(f"CREATE OR REPLACE VIEW {dep} AS SELECT {cols} FROM _{dep} LIMIT {limit}")
-    return con.sql(query.contracts()[name].sql).to_arrow_table().to_pylist()
+        con.execute(f"DROP TABLE {dep}")  # the rows given in its place, still counted as built
+        con.execute(f"CREATE TEMP TABLE {dep} AS SELECT {cols} FROM _{dep} LIMIT {len(rows)}")
+    return query.select(con, query.contracts()[name].sql).to_arrow_table().to_pylist()
 
 
 def _label(topic: str, row: dict) -> str:

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from collector.ingest.pipeline import ingest
-from collector.queries import query
 from collector.store import KEEP
-from tests.conftest import LOGS, REPO
+from tests.conftest import LOGS, REPO, sql, table
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 RUNS_PER_TREE = 2
@@ -39,6 +38,7 @@ def collector(*args: object) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("writers", "trials"), [(2, 3), (4, 2), (8, 2)])
 def test_concurrent_ingests_store_every_run_of_every_tree(tmp_path, writers, trials):
     for trial in range(trials):
@@ -50,7 +50,7 @@ def test_concurrent_ingests_store_every_run_of_every_tree(tmp_path, writers, tri
         assert [p.returncode for p in procs] == [0] * writers, [err for _, err in results]
         added = [int(re.search(r"(\d+) runs added", out).group(1)) for out, _ in results]
         assert added == [RUNS_PER_TREE] * writers
-        paths = set(query.run("runs", store).column("log_path").to_pylist())
+        paths = set(table(store, "runs").column("log_path").to_pylist())
         assert paths == {f"tree{n}/result_{r}.txt" for n in range(writers) for r in (0, 1)}
         left = sorted(p.name for p in store.iterdir() if p.name.startswith((".", "snap-")))
         assert left == [f"snap-{n:06d}" for n in range(writers - KEEP + 1, writers + 1) if n > 0]
@@ -70,6 +70,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_queries_during_a_loop_of_ingests_never_fail(tmp_path):
     store = tmp_path / "store"
     ingest([make_tree(tmp_path, 0)], store=store)
@@ -84,10 +85,10 @@ def test_queries_during_a_loop_of_ingests_never_fail(tmp_path):
     for _ in range(100):
         try:
             counts.append(
-                query.sql(
+                sql(
+                    store,
                     "SELECT count(DISTINCT run_id) AS n FROM store.runs JOIN store.events "
                     "USING (run_id)",
-                    store,
                 )
                 .column("n")[0]
                 .as_py()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from collector.queries import query
+from collector.queries import parameters, query
 from collector.site import charts
 from collector.site.common import chart_ref, interval, num, runs_of
 from collector.site.data import SiteData
@@ -22,9 +22,9 @@ TOPICS = (
     ("Against a baseline system", "speedups", "speedup over the baseline system, x"),
     ("Cost and energy", "cost_energy", ""),
 )
-# each table is shown one kind of evidence at a time, under its kind's heading
-EVIDENCE = {"official": "Official MLPerf results", "local": "Local runs, full scale",
-            "published": "Published studies"}  # fmt: skip
+# each table is shown one kind of evidence at a time, under its kind's heading (evidence.yml)
+EVIDENCE = {r["evidence"]: r["heading"] for r in parameters.evidence_kinds().rows
+            if r["evidence"] in ("official", "local", "published")}  # fmt: skip
 # Columns shown for a topic's table: what is compared, then the answer with its interval, then
 # how it was measured (the Data page has every column).
 SHOWN = {

@@ -4,10 +4,6 @@ the browser. Proxy-scale runs never answer a deadline: they are on Local pipelin
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 from collector.site.common import benchmark_page, newest, rel, site_rank
 from collector.site.config import settings
 from collector.site.data import SiteData
@@ -61,16 +57,3 @@ def page(data: SiteData) -> GuidePage:
         newest_round=newest(r["round"] for r in table if r["evidence"] == "official"),
         rows=tuple(table),
     )
-
-
-def files(data: SiteData) -> dict[str, bytes]:
-    """The guide table as downloads: data/guide.csv and data/guide.json."""
-    table = rows(data)
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(table)
-    return {
-        "data/guide.csv": text.getvalue().encode(),
-        "data/guide.json": (json.dumps(table, indent=1, sort_keys=True) + "\n").encode(),
-    }

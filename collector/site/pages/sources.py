@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from collector.queries import query
 from collector.site.data import SiteData
 from collector.site.model import Sheet
 
@@ -21,6 +20,6 @@ def page(data: SiteData) -> Sheet:
         {"number": s, **UNLISTED, **data.studies.get(s, {}), "numbers": counts[s]}
         for s in sorted(set(counts) | set(data.studies))
     ]
-    rows = {"runs": data.rows("site_sources"), "trees": query.sources().to_pylist()}
+    rows = {"runs": data.rows("site_sources"), "trees": data.trees}
     rows |= {"studies": studies, "published": published}
     return Sheet("sources.md", "Sources", data.snapshot, rows=rows)
