@@ -5,6 +5,7 @@ shared with the CLI."""
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import collector
 from collector.cli import app
 from collector.errors import InputError, QueryError, StoreError
 from collector.ingest import pipeline
+from collector.store import manifest
 from collector.store.schemas import load
 from collector.warehouse import Warehouse
 from tests.conftest import LOGS, v05_tree
@@ -178,10 +180,21 @@ def test_a_table_stored_at_an_older_schema_version_is_read_upgraded(one_run: Pat
     added = ["round_source", "accelerator_model", "accelerator_vendor", "rcp_scaling_factor"]
     old = current.drop_columns([*added, "init_s"])
     pq.write_table(old.replace_schema_metadata({"table": "runs", "schema_version": "1"}), path)
+    _reseal(path)  # as a collector of that version wrote it
     with collector.open(one_run) as wh:
         upgraded = wh.table("store.runs").to_arrow_table()
     assert upgraded.column_names == load("runs").names
     assert upgraded.column("round_source").to_pylist() == [None]
+
+
+def _reseal(path: Path) -> None:
+    """Record a rewritten table file's size, digest and schema version in its manifest."""
+    listing = path.parent / manifest.MANIFEST
+    doc = json.loads(listing.read_text())
+    size, digest = manifest.file_digest(path)
+    entry = doc["tables"][path.stem]
+    entry.update(bytes=size, sha256=digest, schema_version=1)
+    listing.write_text(json.dumps(doc, indent=2, sort_keys=True))
 
 
 def _built(wh: Warehouse) -> set[str]:

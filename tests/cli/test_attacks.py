@@ -127,14 +127,14 @@ def test_names_printed_cannot_forge_lines(monkeypatch, capsys, tmp_path: Path):
     ]
 
 
-def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys, tmp_path: Path):
+def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys, store: Path):
     from collector.cli import query as query_command
 
     def broken(*args: object) -> None:
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(query_command, "render", broken)
-    code, _, err = cli(monkeypatch, capsys, "query", "--sql", "SELECT 1", "--store", tmp_path)
+    code, _, err = cli(monkeypatch, capsys, "query", "--sql", "SELECT 1", "--store", store)
     assert code == 1
     assert one_error_line(err).startswith("error: unexpected ZeroDivisionError: division by zero")
 
@@ -239,7 +239,7 @@ def test_a_signal_ends_the_site_command(tmp_path: Path, store: Path):
         def slow(*args, **kwargs):
             print("generating", flush=True)
             time.sleep(60)
-        site.generate = slow
+        site.update = slow
         sys.argv = ["collector", *sys.argv[1:]]
         from collector.cli import main
         main()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from collector.ingest.pipeline import ingest
 import collector
+from collector.ingest.pipeline import ingest
 from collector.queries.parameters import language_models
 from collector.run.suite import load_suite
 from tests.conftest import REPO
@@ -135,4 +135,5 @@ def test_projections_are_the_official_time_at_the_measured_rate(con, store):
         ("8 x NVIDIA H200, 1 node (an official layout; measured on 2)", True),
         ("8 x NVIDIA H200, 1 node (an official layout; measured on 4)", True),
     ]
-    assert query.check_contracts(store) == []
+    with collector.open(store) as wh:
+        assert wh.check_contracts() == []

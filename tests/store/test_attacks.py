@@ -234,8 +234,8 @@ def test_verify_reports_a_sound_store(two: Path):
     findings = verify_store(two)
     assert [str(f) for f in findings] == [
         f"ok: {two / 'CURRENT'}: names snap-000002",
-        f"ok: {two / 'snap-000001'}: snapshot: 8 tables, 1 rows, sizes and sha256 match",
-        f"ok: {two / 'snap-000002'}: snapshot (live): 8 tables, 2 rows, sizes and sha256 match",
+        f"ok: {two / 'snap-000001'}: snapshot: 13 tables, 1 rows, sizes and sha256 match",
+        f"ok: {two / 'snap-000002'}: snapshot (live): 13 tables, 2 rows, sizes and sha256 match",
     ]
 
 
