@@ -120,6 +120,10 @@ def execute_group(specs: list[RunSpec], reports: _Reports) -> None:
     try:
         wait(workers, drain)
     except BaseException:
+        # what rank 0 put on the queue before the end says which run was under way: a run
+        # can begin (or end) between the last drain and the interrupt
+        with contextlib.suppress(Exception):
+            drain()
         if reports.current is not None:
             engine.mark_aborted(reports.current.log_path)
         raise
