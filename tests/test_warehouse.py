@@ -178,6 +178,7 @@ def test_a_table_stored_at_an_older_schema_version_is_read_upgraded(one_run: Pat
     path = one_run / "snap-000001" / "runs.parquet"
     current = pq.read_table(path)
     added = ["round_source", "accelerator_model", "accelerator_vendor", "rcp_scaling_factor"]
+    added += ["throughput_per"]
     old = current.drop_columns([*added, "init_s"])
     pq.write_table(old.replace_schema_metadata({"table": "runs", "schema_version": "1"}), path)
     _reseal(path)  # as a collector of that version wrote it

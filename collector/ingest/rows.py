@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from collector.ingest.files import LargeFile, Refused, read_file, read_log
 from collector.ingest.init_time import init_seconds
+from collector.ingest.launch import NOT_LAUNCHED, Launched, counted, launched
 from collector.ingest.rcp import scaling_factor
 from collector.ingest.rounds import agrees, signature, target
 from collector.ingest.scan import Events, Issue, scan
@@ -28,6 +29,7 @@ from collector.ingest.systems import (
     system_row,
 )
 from collector.ingest.telemetry import read_telemetry
+from collector.ingest.throughput import samples_per_epoch, throughput_per
 from collector.ingest.trees import LogEntry, benchmark_name, printable
 from collector.ingest.values import wall_clock
 
@@ -155,7 +157,8 @@ def parse_log(
     issues = [_issue_row(entry.rel_path, digest, i) for i in events.issues]
     if not len(events) and entry.benchmark is None:
         return Parsed(issues=issues)
-    run, system = _run_row(entry, events, summary, digest, len(data), source, issues)
+    log = launched(data if isinstance(data, bytes) else None, events)
+    run, system = _run_row(entry, events, summary, digest, len(data), source, issues, log)
     run_id = run["run_id"]
     evals = [
         {
@@ -217,6 +220,7 @@ def _run_row(
     size: int,
     source: str | None,
     issues: list[IssueRow],
+    log: Launched = NOT_LAUNCHED,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = _checked_local(s.local, entry.rel_path, digest, issues)
     sub = s.submission
@@ -249,6 +253,17 @@ def _run_row(
             for i in desc_issues
         ],
     }
+    # a local run states its own counts; an official one's come from what its log launched
+    used, problem = counted(described, NOT_LAUNCHED if local else log)
+    if problem is not None:
+        issues.append(_issue_row(entry.rel_path, digest, problem))
+    accelerators = _first_int(local.get("accelerators"), used["accelerators"])
+    per = throughput_per(
+        s.throughput_samples_per_s, s.epoch_s, samples_per_epoch(round_, benchmark), accelerators
+    )
+    throughput = s.throughput_samples_per_s
+    if per == "accelerator" and throughput is not None and accelerators:
+        throughput *= accelerators  # stored as the whole run's
     interconnect = described.get("interconnect")
     if local.get("interconnect") == "no-p2p":
         interconnect = "no-p2p"
@@ -272,11 +287,12 @@ def _run_row(
         "quality_target": s.quality_target,
         "quality_best": s.quality_best,
         "epochs": s.epochs,
-        "throughput_samples_per_s": s.throughput_samples_per_s,
+        "throughput_samples_per_s": throughput,
+        "throughput_per": per,
         "accelerator": local.get("accelerator") or described.get("accelerator"),
         **_model(local.get("accelerator"), described),
-        "accelerators": _first_int(local.get("accelerators"), described.get("accelerators")),
-        "nodes": _first_int(local.get("nodes"), described.get("nodes")),
+        "accelerators": accelerators,
+        "nodes": _first_int(local.get("nodes"), used["nodes"]),
         "framework": local.get("framework") or described.get("framework"),
         "precision": local.get("precision"),
         "interconnect": interconnect,

@@ -59,6 +59,7 @@ class RunSummary:
     quality_best: float | None = None
     epochs: float | None = None
     throughput_samples_per_s: float | None = None
+    epoch_s: float | None = None  # median epoch_start to epoch_stop of one epoch, in seconds
     stop_status: str | None = None  # as logged by run_stop, if it said
     submission: dict[str, str] = field(default_factory=dict)  # submission_* keys
     local: dict[str, Any] | None = None  # the collector_run object of a local log
@@ -94,7 +95,11 @@ def summarize(events: Events) -> RunSummary:
     throughputs: list[float] = []
     start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
     epoch_keys, target_keys = frozenset(r["epoch_keys"]), frozenset(r["target_keys"])
+    interval = r["epoch_interval_keys"]  # [start, stop] of one epoch
     decodes = epoch_keys | target_keys | {quality_key, r["throughput_key"], r["local_run_key"]}
+    decodes |= set(interval)
+    opened: dict[float, float] = {}
+    durations: list[float] = []
     wanted = decodes | {start_key, stop_key}
     epochs: list[float] = []
     keys, lines = events.keys, events.lines
@@ -111,7 +116,14 @@ def summarize(events: Events) -> RunSummary:
         except (BadValue, ValueError) as exc:
             events.warn("bad-value", f"{key}: {exc}", lines[i])
             continue
-        epoch = _epoch(value, meta) if key in epoch_keys or key == quality_key else None
+        in_epochs = key in epoch_keys or key == quality_key or key in interval
+        epoch = _epoch(value, meta) if in_epochs else None
+        if epoch is not None and key in interval:
+            when = float(events.time_s[i])
+            if key == interval[0]:
+                opened[epoch] = when
+            elif epoch in opened and math.isfinite(when - opened[epoch]):
+                durations.append(when - opened.pop(epoch))
         if epoch is not None and key in epoch_keys:
             epochs.append(epoch)
         if key == quality_key:
@@ -138,6 +150,8 @@ def summarize(events: Events) -> RunSummary:
     _timing(events, out, starts, stops)
     out.epochs = max(epochs) if epochs else None
     out.throughput_samples_per_s = statistics.median(throughputs) if throughputs else None
+    positive = [d for d in durations if d > 0]
+    out.epoch_s = statistics.median(positive) if positive else None
     if out.evals:
         out.quality_best = max(e.quality for e in out.evals)
     out.status = _status(out, r["relative_tolerance"])

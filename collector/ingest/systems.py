@@ -193,6 +193,7 @@ class Model:
     year: int
     cores_per_chip: int
     match: re.Pattern[str]
+    chips_per_host: int | None = None  # TPU: chips one host drives, per Google's descriptions
 
 
 @cache
@@ -209,6 +210,7 @@ def models() -> tuple[Model, ...]:
             m["year"],
             m.get("cores_per_chip", 1),
             re.compile(m["match"], re.IGNORECASE),
+            m.get("chips_per_host"),
         )
         for m in doc["models"]
     )
@@ -255,7 +257,7 @@ def reconcile(row: dict[str, Any], *clues: str | None) -> tuple[dict[str, Any], 
         return out, issues
     sizes = [int(m.group(1)) for text in hardware if text for m in [_SLICE.search(text)] if m]
     if not sizes:
-        return out, issues
+        return _hosts(out, model), issues
     chips = sizes[0] // model.cores_per_chip
     counted = row.get("accelerators")
     if counted != chips:
@@ -270,4 +272,15 @@ def reconcile(row: dict[str, Any], *clues: str | None) -> tuple[dict[str, Any], 
             )
         out["accelerators"] = chips
         out["accelerators_per_node"] = chips // nodes if nodes and chips % nodes == 0 else None
-    return out, issues
+    return _hosts(out, model), issues
+
+
+def _hosts(row: dict[str, Any], model: Model) -> dict[str, Any]:
+    """A TPU slice described as one node counted in hosts: a slice of more chips than one host
+    drives spans chips / chips_per_host hosts."""
+    chips, per_host = row.get("accelerators"), model.chips_per_host
+    if not chips or not per_host or row.get("nodes") not in (None, 1) or chips <= per_host:
+        return row
+    if chips % per_host:
+        return row
+    return {**row, "nodes": chips // per_host, "accelerators_per_node": per_host}

@@ -39,6 +39,8 @@ MIGRATIONS: dict[tuple[str, int], Migration] = {
     # 3: the RCP normalisation factor of the run's submission and its init time (unknown for
     # old rows)
     ("runs", 2): _add_columns({None: ["rcp_scaling_factor", "init_s"]}, "float64"),
+    # 4: what a logged throughput counted (unknown for old rows)
+    ("runs", 3): _add_columns({"throughput_samples_per_s": ["throughput_per"]}),
 }
 
 
