@@ -3,14 +3,18 @@
 -- A published number is one configuration by itself: two numbers of a study are two settings,
 -- never two runs of one.
 WITH models AS (
-    -- each distinct accelerator name mapped to its model: the longest pattern it contains
-    SELECT name, m.key AS accelerator_key, m.chip
+    -- each distinct accelerator name mapped to its model in the canonical accelerator table:
+    -- the model ingest mapped the run to, else the first whose pattern the name matches
+    SELECT names.name, names.model, m.key AS accelerator_key, m.chip
     FROM (
-        SELECT DISTINCT accelerator AS name FROM store.runs WHERE accelerator IS NOT NULL
-        UNION SELECT DISTINCT accelerator FROM store.published WHERE accelerator IS NOT NULL
+        SELECT DISTINCT accelerator AS name, accelerator_model AS model
+        FROM store.runs WHERE accelerator IS NOT NULL
+        UNION SELECT DISTINCT accelerator, NULL FROM store.published WHERE accelerator IS NOT NULL
     ) AS names
-    JOIN accelerator_models AS m ON contains(lower(names.name), lower(m.pattern))
-    QUALIFY row_number() OVER (PARTITION BY name ORDER BY length(m.pattern) DESC) = 1
+    JOIN accelerator_models AS m
+        ON m.key = names.model
+        OR (names.model IS NULL AND regexp_matches(names.name, m.match, 'i'))
+    QUALIFY row_number() OVER (PARTITION BY names.name, names.model ORDER BY m.rank) = 1
 ),
 batches AS (
     -- the global batch a run logged (local runs log it; v0.5 official logs do not)
@@ -22,7 +26,7 @@ batches AS (
 from_runs AS (
     SELECT
         source, round, division, submitter, system_id, system, benchmark, accelerator,
-        accelerators, nodes, framework, precision, interconnect, scale,
+        accelerator_model, accelerators, nodes, framework, precision, interconnect, scale,
         b.batch_size,
         -- a throughput-scale run trains to no target: its wall time is not a time to train
         CASE WHEN scale IS DISTINCT FROM 'throughput' THEN time_to_train_s / 60 END AS minutes,
@@ -74,7 +78,7 @@ from_published AS (
         'published' AS source, study AS round, NULL::VARCHAR AS division, study AS submitter,
         'published/' || study || '/' || coalesce(system, accelerator, 'unnamed') AS system_id,
         coalesce(system, accelerator, 'unnamed') AS system, benchmark, accelerator,
-        accelerators, nodes, framework, precision, interconnect, NULL::VARCHAR AS scale,
+        NULL::VARCHAR AS accelerator_model, accelerators, nodes, framework, precision, interconnect, NULL::VARCHAR AS scale,
         batch_size, minutes, throughput AS throughput_samples_per_s, evidence_id,
         both_qualifiers AS qualifiers
     FROM published
@@ -96,4 +100,5 @@ SELECT
     u.precision, u.interconnect, u.scale, u.batch_size, u.minutes, u.throughput_samples_per_s,
     u.evidence_id, u.qualifiers
 FROM unioned AS u
-LEFT JOIN models ON models.name = u.accelerator
+LEFT JOIN models
+    ON models.name = u.accelerator AND models.model IS NOT DISTINCT FROM u.accelerator_model

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from collector.ingest import data as ingest_data
+
 # DuckDB's types of the parameter columns; a column is VARCHAR unless its table says otherwise
 INT, FLOAT, BOOL, TEXTS = "BIGINT", "DOUBLE", "BOOLEAN", "VARCHAR[]"
 
@@ -81,9 +83,17 @@ def baselines() -> Table:
 
 @cache
 def accelerators() -> Table:
-    """Accelerator models: name pattern, chip, form factor, TDP and its source."""
-    doc = _doc("accelerators.yml")
-    return table(doc["columns"], doc["models"], {"tdp_w": FLOAT})
+    """The canonical accelerator table (collector/ingest/accelerators.yml), one row per model
+    in matching order (`rank`): its name pattern (`match`, a case-insensitive regular
+    expression), vendor, kind, chip, form factor, link, memory, board power and its source,
+    and the model in words."""
+    names = ["key", "rank", "match", "vendor", "kind", "chip", "form_factor", "link"]
+    names += ["memory_gb", "tdp_w", "source", "words"]
+    rows = [
+        {**m, "rank": rank, "source": m.get("tdp_source")}
+        for rank, m in enumerate(ingest_data("accelerators.yml")["models"])
+    ]
+    return table(names, rows, {"rank": INT, "memory_gb": FLOAT, "tdp_w": FLOAT})
 
 
 @cache
@@ -130,12 +140,10 @@ def language_models() -> dict[str, Table]:
 
 @cache
 def hardware_words() -> dict[str, Table]:
-    """Accelerator models and interconnect classes in words (hardware_words.yml)."""
+    """Interconnect classes in words (hardware_words.yml); accelerator models are named by
+    the canonical accelerator table."""
     doc = _doc("hardware_words.yml")
-    return {
-        "accelerator_names": table(doc["model_columns"], doc["models"], {}),
-        "link_names": table(doc["link_columns"], doc["links"], {}),
-    }
+    return {"link_names": table(doc["link_columns"], doc["links"], {})}
 
 
 @cache
@@ -170,7 +178,7 @@ def tables() -> dict[str, Callable[[], Table]]:
 
 DATASET_TABLES = ("dataset_sizes", "quality_targets", "per_accelerator_batch")
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
-WORD_TABLES = ("accelerator_names", "link_names")
+WORD_TABLES = ("link_names",)
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:
