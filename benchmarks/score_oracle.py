@@ -429,7 +429,9 @@ def store_scores(store: str) -> dict[tuple[str, str], list[dict]]:
     import collector
 
     found: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for row in collector.open(store).sql(STORE_SQL).to_arrow_table().to_pylist():
+    with collector.open(store) as wh:  # a Warehouse dropped unclosed closes its connection
+        rows = wh.sql(STORE_SQL).to_arrow_table().to_pylist()
+    for row in rows:
         found[row["tree"].removeprefix("training_results_"), row["folder"]].append(row)
     return found
 
@@ -439,7 +441,8 @@ def _stored_elsewhere(store: str) -> dict[str, str]:
     import collector
 
     text = "SELECT log_sha256, log_path FROM store.runs WHERE source = 'official'"
-    rows = collector.open(store).sql(text).to_arrow_table().to_pylist()
+    with collector.open(store) as wh:
+        rows = wh.sql(text).to_arrow_table().to_pylist()
     return {r["log_sha256"]: r["log_path"] for r in rows}
 
 
