@@ -7,6 +7,16 @@ WITH conf AS (
     FROM configurations
     WHERE source = 'official'
     QUALIFY row_number() OVER (PARTITION BY round, system_id, benchmark ORDER BY config_id) = 1
+),
+logs AS (
+    -- the folder of the configuration's result logs, in the published repository at its commit
+    SELECT r.round, r.system_id, r.benchmark,
+        any_value(t.repository) || '/tree/' || any_value(t.commit) || '/'
+            || regexp_replace(min(r.log_path), '^[^/]+/(.*)/[^/]+$', '\1') AS logs_url
+    FROM runs AS r
+    JOIN store.sources AS t ON starts_with(r.log_path, t.tree || '/')
+    WHERE r.source = 'official'
+    GROUP BY ALL
 )
 SELECT
     s.benchmark, s.round, s.division, y.availability,
@@ -19,7 +29,7 @@ SELECT
     s.rcp_scaling_factor, s.score_minutes, g.fastest_minutes, g.slowest_minutes,
     s.score_minutes > g.slowest_minutes OR s.score_minutes < g.fastest_minutes
         AS score_outside_runs,
-    q.quality_target, c.config_id
+    q.quality_target, k.logs_url, c.config_id
 FROM scores AS s
 JOIN site_scores AS g
     ON g.source = s.source AND g.round = s.round AND g.system_id = s.system_id
@@ -28,6 +38,8 @@ LEFT JOIN (SELECT system_id, min(availability) AS availability FROM store.system
     AS y ON y.system_id = s.system_id
 LEFT JOIN conf AS c
     ON c.round = s.round AND c.system_id = s.system_id AND c.benchmark = s.benchmark
+LEFT JOIN logs AS k
+    ON k.round = s.round AND k.system_id = s.system_id AND k.benchmark = s.benchmark
 LEFT JOIN quality_targets AS q ON q.round = s.round AND q.benchmark = s.benchmark
 WHERE s.source = 'official' AND s.score_minutes IS NOT NULL
 ORDER BY s.benchmark, round_key(s.round) DESC, s.accelerators, s.score_minutes, s.system_id

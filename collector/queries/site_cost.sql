@@ -28,7 +28,7 @@ measured AS (
 SELECT
     b.round, b.benchmark, b.accelerator_model, b.vendor, b.hardware, b.submitter,
     b.system_id, b.division, b.available, b.accelerators, b.configurations, b.score_minutes,
-    b.raw_score_minutes, b.rcp_scaling_factor, b.accelerator_hours,
+    b.raw_score_minutes, b.rcp_scaling_factor, b.logs_url, b.accelerator_hours,
     m.tdp_w AS board_power_w, m.source AS board_power_source,
     e.measured_w AS measured_power_w, e.measured_runs,
     coalesce(e.measured_w, m.tdp_w) AS power_used_w,

@@ -9,7 +9,10 @@
 WITH local_pairs AS (
     SELECT
         'local full-size' AS evidence, f.benchmark, 'local' AS round, f.submitter,
-        f.accelerator_model, f.accelerators, 1 AS nodes, f.precision,
+        coalesce((SELECT n.model FROM accelerator_names AS n
+            WHERE contains(lower(f.accelerator_model), lower(n.pattern))
+            ORDER BY length(n.pattern) DESC LIMIT 1), f.accelerator_model) AS accelerator_model,
+        f.accelerators, 1 AS nodes, f.precision,
         'NVLink' AS link, 'peer-to-peer off' AS without_link,
         f.linked_run_id AS run_id_with, f.run_id AS run_id_without,
         NULL::VARCHAR AS system_id_with, NULL::VARCHAR AS system_id_without,

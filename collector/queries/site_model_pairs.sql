@@ -28,12 +28,12 @@ pairs AS (
         a.submitter AS submitter_a, a.system_id AS system_id_a,
         a.runs_converged AS runs_a, a.score_minutes AS score_a_minutes,
         a.raw_score_minutes AS raw_a_minutes, a.rcp_scaling_factor AS rcp_a,
-        a.configurations AS configurations_a,
+        a.configurations AS configurations_a, a.logs_url AS logs_url_a,
         b.accelerator_model AS model_b, b.vendor AS vendor_b, b.hardware AS hardware_b,
         b.submitter AS submitter_b, b.system_id AS system_id_b,
         b.runs_converged AS runs_b, b.score_minutes AS score_b_minutes,
         b.raw_score_minutes AS raw_b_minutes, b.rcp_scaling_factor AS rcp_b,
-        b.configurations AS configurations_b,
+        b.configurations AS configurations_b, b.logs_url AS logs_url_b,
         CASE WHEN a.runs_converged >= 3 AND b.runs_converged >= 3
             THEN bootstrap_ratio(y.minutes, x.minutes) END AS ci
     FROM best AS a
@@ -45,9 +45,9 @@ pairs AS (
 )
 SELECT
     benchmark, round, accelerators, model_a, vendor_a, hardware_a, submitter_a, system_id_a,
-    runs_a, score_a_minutes, raw_a_minutes, rcp_a, configurations_a, model_b, vendor_b,
+    runs_a, score_a_minutes, raw_a_minutes, rcp_a, configurations_a, logs_url_a, model_b, vendor_b,
     hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
-    configurations_b,
+    configurations_b, logs_url_b,
     score_b_minutes / score_a_minutes AS a_over_b_speed,
     ci.low * rcp_b / rcp_a AS ci_low,
     ci.high * rcp_b / rcp_a AS ci_high,

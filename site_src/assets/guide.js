@@ -73,7 +73,12 @@
   function answer(data, hours) {
     var limit = hours * 60;
     var pool = candidates(data.rows);
+    var smallestFirst = value("guide-order") === "smallest";
     var ranked = pool.slice().sort(function (a, b) {
+      if (smallestFirst) {
+        var size = (a.accelerators || Infinity) - (b.accelerators || Infinity);
+        return newerFirst(a, b) || (isNaN(size) ? 0 : size) || a.score_minutes - b.score_minutes;
+      }
       return newerFirst(a, b) || a.score_minutes - b.score_minutes;
     });
     var fits = ranked.filter(function (r) { return r.score_minutes <= limit; });
@@ -134,7 +139,8 @@
     }
     if (a.fits.length) {
       out.appendChild(el("p", a.fits.length + " of " + a.pool.length +
-        " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min):",
+        " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min), " +
+        (value("guide-order") === "smallest" ? "fewest accelerators first:" : "fastest first:"),
         {"class": "guide-summary"}));
       out.appendChild(table(a.fits.slice(0, SHOWN), a.limit));
       if (a.fits.length > SHOWN) {
