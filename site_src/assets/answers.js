@@ -227,8 +227,20 @@
       m.appendChild(el("br"));
       m.appendChild(link(r.hardware, r.logs_url));
       tr.appendChild(el("td", r.accelerators + " x " + minutes(r.score_minutes) + " = " + fmt(r.accelerator_hours) + " accelerator-hours", {"data-label": "Time"}));
-      tr.appendChild(el("td", r.energy_kwh === null ? "board power not in the accelerator table" :
-        fmt(r.energy_kwh) + " kWh at " + fmt(r.power_used_w) + " W (" + r.power_basis + ")", {"data-label": "Energy"}));
+      var ec = tr.appendChild(el("td", null, {"data-label": "Energy"}));
+      if (r.energy_kwh !== null) {
+        ec.textContent = fmt(r.energy_kwh) + " kWh at " + fmt(r.power_used_w) + " W (" + r.power_basis + ")";
+      } else {
+        // no power known: the reader may type the board power of their own datasheet
+        var watts = ec.appendChild(el("input", null, {type: "number", min: "0", step: "any",
+          placeholder: "W", "aria-label": "Board power in watts of " + r.accelerator_model, "class": "answer-price"}));
+        var kwh = ec.appendChild(el("span", " board power not in the accelerator table: type it", {"class": "answer-note"}));
+        watts.addEventListener("input", function () {
+          var w = parseFloat(watts.value);
+          kwh.textContent = w >= 0 ? " W: " + fmt(w * r.accelerator_hours / 1000) + " kWh (your figure)" :
+            " board power not in the accelerator table: type it";
+        });
+      }
       var pc = tr.appendChild(el("td", null, {"data-label": "Price, $ per accelerator-hour"}));
       var key = r.accelerator_model;
       var value = prices[key] !== undefined ? prices[key] : (r.example_usd_per_accelerator_hour === null ? "" : String(r.example_usd_per_accelerator_hour));
