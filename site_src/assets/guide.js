@@ -93,6 +93,7 @@
       "precision", "submitter"]
       .forEach(function (c) { head.appendChild(el("th", c)); });
     var body = t.appendChild(el("tbody"));
+    var names = Array.prototype.map.call(head.children, function (th) { return th.textContent; });
     rows.forEach(function (r) {
       var tr = body.appendChild(el("tr"));
       tr.appendChild(el("td", r.hardware, {title: r.system_id || ""}));
@@ -105,6 +106,10 @@
       tr.appendChild(el("td", LABELS[r.evidence] || r.evidence));
       tr.appendChild(el("td", r.precision || "not stated"));
       tr.appendChild(el("td", r.submitter));
+    });
+    // each cell names its column, so a phone can show a row as a card (answers.css)
+    Array.prototype.forEach.call(body.rows, function (tr) {
+      Array.prototype.forEach.call(tr.cells, function (td, i) { td.setAttribute("data-label", names[i]); });
     });
     var box = el("div", null, {"class": "guide-scroll"});
     box.appendChild(t);

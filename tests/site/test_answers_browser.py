@@ -210,4 +210,6 @@ def test_guide_orders_smallest_first(browser, base, width):
     first = page.inner_text(".guide-table tbody tr:first-child td:first-child")
     assert first.startswith("512 x NVIDIA GB300")
     assert "fewest accelerators first" in page.inner_text("#guide-answer")
+    in_view(page, '.guide-table td[data-label="time"]')
+    in_view(page, '.guide-table td[data-label="spare"]')
     page.close()
