@@ -97,7 +97,12 @@
     rows.forEach(function (r) {
       var tr = body.appendChild(el("tr"));
       tr.appendChild(el("td", r.hardware, {title: r.system_id || ""}));
-      tr.appendChild(el("td", fmt(r.score_minutes) + " min"));
+      // a score with an RCP factor above 1 shows its runs' mean beside it
+      var scaled = r.rcp_scaling_factor && r.rcp_scaling_factor > 1;
+      tr.appendChild(el("td", fmt(r.score_minutes) + " min" + (scaled ? " (runs' mean " +
+        fmt(r.raw_score_minutes) + " x RCP " + Number(r.rcp_scaling_factor).toPrecision(4) +
+        (r.raw_score_minutes <= limit && r.score_minutes > limit ? "; the runs meet it, the score does not" : "") +
+        ")" : "")));
       var spare = limit - r.score_minutes;
       tr.appendChild(el("td", spare >= 0 ? duration(spare) : duration(-spare) + " late"));
       tr.appendChild(el("td", r.slowest_minutes !== null && r.slowest_minutes <= limit ? "yes" : "no"));
@@ -157,6 +162,17 @@
         " min) among " + a.pool.length + " configurations. The closest:",
         {"class": "guide-summary"}));
       out.appendChild(table(a.closest, a.limit));
+    }
+    // configurations whose runs meet the deadline while their score (x RCP factor) does not
+    var decided = a.pool.filter(function (r) {
+      return r.raw_score_minutes !== null && r.raw_score_minutes !== undefined &&
+        r.raw_score_minutes <= a.limit && r.score_minutes > a.limit;
+    });
+    if (decided.length) {
+      out.appendChild(el("p", "Decided by the RCP factor (the score counts): " + decided.map(function (r) {
+        return r.hardware + " (" + r.round + "), score " + fmt(r.score_minutes) + " min = runs' mean " +
+          fmt(r.raw_score_minutes) + " min x " + Number(r.rcp_scaling_factor).toPrecision(4);
+      }).join("; ") + ".", {"class": "guide-note"}));
     }
   }
 
