@@ -161,6 +161,17 @@ def quality_direction() -> Table:
     return table(["benchmark", "better"], rows, {})
 
 
+@cache
+def answers() -> dict[str, Table]:
+    """The counts a buyer may ask about and the sibling models that may stand in (answers.yml)."""
+    doc = _doc("answers.yml")
+    counts = [[int(n)] for n in doc["asked_counts"]]
+    return {
+        "asked_counts": table(["accelerators"], counts, {"accelerators": INT}),
+        "model_siblings": table(doc["sibling_columns"], doc["siblings"], {}),
+    }
+
+
 def tables() -> dict[str, Callable[[], Table]]:
     """How to make each parameter table, by the name the SQL uses (each is read once)."""
     return {
@@ -173,12 +184,14 @@ def tables() -> dict[str, Callable[[], Table]]:
         **{name: partial(_one, hardware_words, name) for name in WORD_TABLES},
         "quality_direction": quality_direction,
         "evidence_kinds": evidence_kinds,
+        **{name: partial(_one, answers, name) for name in ANSWER_TABLES},
     }
 
 
 DATASET_TABLES = ("dataset_sizes", "quality_targets", "per_accelerator_batch")
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
 WORD_TABLES = ("link_names",)
+ANSWER_TABLES = ("asked_counts", "model_siblings")
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:

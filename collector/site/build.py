@@ -21,6 +21,7 @@ from collector.site.common import benchmark_names
 from collector.site.data import SiteData, load
 from collector.site.model import ChartRef, Page, Sheet
 from collector.site.pages import (
+    answers,
     benchmarks,
     compare,
     downloads,
@@ -62,6 +63,7 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
     out: list[tuple[str, Page]] = [
         ("home.md.j2", home.page(data)),
         ("guide.md.j2", guide.page(data)),
+        ("answers.md.j2", answers.page(data)),
         ("compare.md.j2", compare.page(data)),
         ("sources.md.j2", sources.page(data)),
         ("data.md.j2", downloads.page(data)),

@@ -73,7 +73,12 @@
   function answer(data, hours) {
     var limit = hours * 60;
     var pool = candidates(data.rows);
+    var smallestFirst = value("guide-order") === "smallest";
     var ranked = pool.slice().sort(function (a, b) {
+      if (smallestFirst) {
+        var size = (a.accelerators || Infinity) - (b.accelerators || Infinity);
+        return newerFirst(a, b) || (isNaN(size) ? 0 : size) || a.score_minutes - b.score_minutes;
+      }
       return newerFirst(a, b) || a.score_minutes - b.score_minutes;
     });
     var fits = ranked.filter(function (r) { return r.score_minutes <= limit; });
@@ -88,10 +93,16 @@
       "precision", "submitter"]
       .forEach(function (c) { head.appendChild(el("th", c)); });
     var body = t.appendChild(el("tbody"));
+    var names = Array.prototype.map.call(head.children, function (th) { return th.textContent; });
     rows.forEach(function (r) {
       var tr = body.appendChild(el("tr"));
       tr.appendChild(el("td", r.hardware, {title: r.system_id || ""}));
-      tr.appendChild(el("td", fmt(r.score_minutes) + " min"));
+      // a score with an RCP factor above 1 shows its runs' mean beside it
+      var scaled = r.rcp_scaling_factor && r.rcp_scaling_factor > 1;
+      tr.appendChild(el("td", fmt(r.score_minutes) + " min" + (scaled ? " (runs' mean " +
+        fmt(r.raw_score_minutes) + " x RCP " + Number(r.rcp_scaling_factor).toPrecision(4) +
+        (r.raw_score_minutes <= limit && r.score_minutes > limit ? "; the runs meet it, the score does not" : "") +
+        ")" : "")));
       var spare = limit - r.score_minutes;
       tr.appendChild(el("td", spare >= 0 ? duration(spare) : duration(-spare) + " late"));
       tr.appendChild(el("td", r.slowest_minutes !== null && r.slowest_minutes <= limit ? "yes" : "no"));
@@ -100,6 +111,10 @@
       tr.appendChild(el("td", LABELS[r.evidence] || r.evidence));
       tr.appendChild(el("td", r.precision || "not stated"));
       tr.appendChild(el("td", r.submitter));
+    });
+    // each cell names its column, so a phone can show a row as a card (answers.css)
+    Array.prototype.forEach.call(body.rows, function (tr) {
+      Array.prototype.forEach.call(tr.cells, function (td, i) { td.setAttribute("data-label", names[i]); });
     });
     var box = el("div", null, {"class": "guide-scroll"});
     box.appendChild(t);
@@ -134,7 +149,8 @@
     }
     if (a.fits.length) {
       out.appendChild(el("p", a.fits.length + " of " + a.pool.length +
-        " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min):",
+        " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min), " +
+        (value("guide-order") === "smallest" ? "fewest accelerators first:" : "fastest first:"),
         {"class": "guide-summary"}));
       out.appendChild(table(a.fits.slice(0, SHOWN), a.limit));
       if (a.fits.length > SHOWN) {
@@ -146,6 +162,17 @@
         " min) among " + a.pool.length + " configurations. The closest:",
         {"class": "guide-summary"}));
       out.appendChild(table(a.closest, a.limit));
+    }
+    // configurations whose runs meet the deadline while their score (x RCP factor) does not
+    var decided = a.pool.filter(function (r) {
+      return r.raw_score_minutes !== null && r.raw_score_minutes !== undefined &&
+        r.raw_score_minutes <= a.limit && r.score_minutes > a.limit;
+    });
+    if (decided.length) {
+      out.appendChild(el("p", "Decided by the RCP factor (the score counts): " + decided.map(function (r) {
+        return r.hardware + " (" + r.round + "), score " + fmt(r.score_minutes) + " min = runs' mean " +
+          fmt(r.raw_score_minutes) + " min x " + Number(r.rcp_scaling_factor).toPrecision(4);
+      }).join("; ") + ".", {"class": "guide-note"}));
     }
   }
 

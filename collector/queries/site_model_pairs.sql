@@ -1,0 +1,56 @@
+-- site_model_pairs: any two accelerator models at an equal count on one server, in the newest
+-- official round of each benchmark, closed division and available systems only: per model the
+-- configuration with the best MLPerf score at that count, and for every ordered pair (a, b) how
+-- many times as fast a trains as b (b's score / a's score), with the bootstrap interval of the
+-- ratio of the two configurations' mean run times (bootstrap_ratio) scaled by the ratio of
+-- their RCP factors; only where both configurations have three converged runs or more.
+WITH newest AS (
+    SELECT benchmark, max_by(round, round_key(round)) AS round
+    FROM site_answer_scores
+    WHERE available
+    GROUP BY benchmark
+),
+best AS (
+    SELECT a.*,
+        count(*) OVER (PARTITION BY a.benchmark, a.accelerators, a.accelerator_model)
+            AS configurations
+    FROM site_answer_scores AS a
+    JOIN newest USING (benchmark, round)
+    WHERE a.available AND a.nodes = 1 AND a.accelerator_model IS NOT NULL
+    QUALIFY row_number() OVER (
+        PARTITION BY a.benchmark, a.accelerators, a.accelerator_model
+        ORDER BY a.score_minutes, a.system_id) = 1
+),
+pairs AS (
+    SELECT
+        a.benchmark, a.round, a.accelerators,
+        a.accelerator_model AS model_a, a.vendor AS vendor_a, a.hardware AS hardware_a,
+        a.submitter AS submitter_a, a.system_id AS system_id_a,
+        a.runs_converged AS runs_a, a.score_minutes AS score_a_minutes,
+        a.raw_score_minutes AS raw_a_minutes, a.rcp_scaling_factor AS rcp_a,
+        a.configurations AS configurations_a, a.logs_url AS logs_url_a,
+        b.accelerator_model AS model_b, b.vendor AS vendor_b, b.hardware AS hardware_b,
+        b.submitter AS submitter_b, b.system_id AS system_id_b,
+        b.runs_converged AS runs_b, b.score_minutes AS score_b_minutes,
+        b.raw_score_minutes AS raw_b_minutes, b.rcp_scaling_factor AS rcp_b,
+        b.configurations AS configurations_b, b.logs_url AS logs_url_b,
+        CASE WHEN a.runs_converged >= 3 AND b.runs_converged >= 3
+            THEN bootstrap_ratio(y.minutes, x.minutes) END AS ci
+    FROM best AS a
+    JOIN best AS b
+        ON b.benchmark = a.benchmark AND b.accelerators = a.accelerators
+        AND b.accelerator_model <> a.accelerator_model
+    LEFT JOIN samples AS x ON x.config_id = a.config_id
+    LEFT JOIN samples AS y ON y.config_id = b.config_id
+)
+SELECT
+    benchmark, round, accelerators, model_a, vendor_a, hardware_a, submitter_a, system_id_a,
+    runs_a, score_a_minutes, raw_a_minutes, rcp_a, configurations_a, logs_url_a, model_b, vendor_b,
+    hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
+    configurations_b, logs_url_b,
+    score_b_minutes / score_a_minutes AS a_over_b_speed,
+    ci.low * rcp_b / rcp_a AS ci_low,
+    ci.high * rcp_b / rcp_a AS ci_high,
+    ci.low * rcp_b / rcp_a <= 1 AND ci.high * rcp_b / rcp_a >= 1 AS tie
+FROM pairs
+ORDER BY benchmark, accelerators, model_a, model_b
