@@ -9,8 +9,8 @@
 WITH local_pairs AS (
     SELECT
         'local full-size' AS evidence, f.benchmark, 'local' AS round, f.submitter,
-        coalesce((SELECT w.model FROM accelerator_words AS w
-            WHERE w.accelerator = f.accelerator_model), f.accelerator_model) AS accelerator_model,
+        coalesce((SELECT m.words FROM accelerator_models AS m
+            WHERE m.key = f.accelerator_model), f.accelerator_model) AS accelerator_model,
         f.accelerators, 1 AS nodes, f.precision,
         'NVLink' AS link, 'peer-to-peer off' AS without_link,
         f.linked_run_id AS run_id_with, f.run_id AS run_id_without,
