@@ -41,6 +41,22 @@ def _diffusers() -> Any:
     return diffusers
 
 
+def flux_config(p: dict[str, Any]) -> dict[str, Any]:
+    """The ``FluxTransformer2DModel`` arguments of the suite's ``params``."""
+    return {
+        "patch_size": 1,
+        "in_channels": int(p["latent_channels"]),
+        "num_layers": int(p["layers"]),
+        "num_single_layers": int(p["single_layers"]),
+        "attention_head_dim": int(p["head_dim"]),
+        "num_attention_heads": int(p["heads"]),
+        "joint_attention_dim": int(p["text_dim"]),
+        "pooled_projection_dim": int(p["pooled_dim"]),
+        "guidance_embeds": False,
+        "axes_dims_rope": tuple(int(a) for a in p["rope_axes"]),
+    }
+
+
 class FluxWorkload(Workload):
     """The Flux.1 transformer trained with rectified flow on synthetic conditioning.
 
@@ -80,24 +96,8 @@ class FluxWorkload(Workload):
         latents = (pooled @ mix / self.pooled_dim**0.5).reshape(shape)
         return latents, text, pooled
 
-    def config(self) -> dict[str, Any]:
-        """The ``FluxTransformer2DModel`` arguments of ``params``."""
-        p = self.params
-        return {
-            "patch_size": 1,
-            "in_channels": self.channels,
-            "num_layers": int(p["layers"]),
-            "num_single_layers": int(p["single_layers"]),
-            "attention_head_dim": int(p["head_dim"]),
-            "num_attention_heads": int(p["heads"]),
-            "joint_attention_dim": self.text_dim,
-            "pooled_projection_dim": self.pooled_dim,
-            "guidance_embeds": False,
-            "axes_dims_rope": tuple(int(a) for a in p["rope_axes"]),
-        }
-
     def build_model(self) -> nn.Module:
-        return _diffusers().FluxTransformer2DModel(**self.config())
+        return _diffusers().FluxTransformer2DModel(**flux_config(self.params))
 
     @property
     def decoder_layers(self) -> tuple[type[nn.Module], ...]:
