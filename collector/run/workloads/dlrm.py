@@ -86,16 +86,23 @@ class DLRM(nn.Module):
         self.hots = [int(h) for h in p["multi_hot"]]
         dim = int(p["embedding_dim"])
         self.dim, self.owned, self.rank = dim, owned, rank
-        self.embeddings = nn.ModuleDict()
-        for t in owned[rank]:
-            bag = nn.EmbeddingBag(self.rows[t], dim, mode="sum", sparse=True, device=device)
-            bound = math.sqrt(1.0 / self.rows[t])
-            nn.init.uniform_(bag.weight, -bound, bound)
-            self.embeddings[str(t)] = bag
         self.bottom = mlp([int(p["dense_features"]), *p["bottom_mlp"]])
         width = dim * (len(self.rows) + 1)
         self.cross = LowRankCross(width, int(p["dcn_layers"]), int(p["dcn_rank"]))
         self.top = mlp([width, *p["top_mlp"]], last_relu=False)
+        # each table drawn from a generator of its own: the same weights on whichever rank
+        # holds it, and the dense layers' draws independent of the placement
+        seed = torch.initial_seed()
+        self.embeddings = nn.ModuleDict()
+        for t in owned[rank]:
+            weight = torch.empty(self.rows[t], dim, device=device)
+            if device.type != "meta":
+                g = torch.Generator(device).manual_seed(seed * 1009 + t)
+                bound = math.sqrt(1.0 / self.rows[t])
+                weight.uniform_(-bound, bound, generator=g)
+            self.embeddings[str(t)] = nn.EmbeddingBag(
+                self.rows[t], dim, mode="sum", sparse=True, _weight=weight
+            )
         self.bounds = [0]
         for h in self.hots:
             self.bounds.append(self.bounds[-1] + h)
