@@ -25,7 +25,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 from torch import nn
-from torch.distributed.nn.functional import all_to_all_single
+from torch.distributed._functional_collectives import all_to_all_single_autograd
 
 from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.base import Workload
@@ -126,8 +126,8 @@ class DLRM(nn.Module):
         mine = self.pooled(torch.cat(every))  # [world * b, owned, dim]
         sizes_in = [b * len(self.owned[self.rank]) * self.dim] * world
         sizes_out = [b * len(o) * self.dim for o in self.owned]
-        out = mine.new_empty(sum(sizes_out))
-        got = all_to_all_single(out, mine.flatten().contiguous(), sizes_out, sizes_in)
+        flat = mine.flatten().contiguous()
+        got = all_to_all_single_autograd(flat, sizes_out, sizes_in, dist.group.WORLD)
         parts = got.split(sizes_out)
         order = [t for o in self.owned for t in o]
         blocks = [p.reshape(b, len(o), self.dim) for p, o in zip(parts, self.owned, strict=True)]
