@@ -29,6 +29,8 @@ from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.base import Workload
 
 EdgeType = tuple[str, str, str]
+#: rows of a feature table drawn at a time
+CHUNK = 1 << 20
 
 
 def _pyg() -> Any:
@@ -101,9 +103,14 @@ class HeteroGraph:
         dtype = getattr(torch, params.get("feature_dtype", "float32"))
         self.features = {}
         for k, n in self.nodes.items():
-            noise = torch.randn(n, dim, generator=g, device=device)
-            feats = centroids[self.labels] + noise if k == "paper" else noise
-            self.features[k] = feats.to(dtype)
+            feats = torch.empty(n, dim, dtype=dtype, device=device)
+            for lo in range(0, n, CHUNK):  # drawn in slices: no full-size fp32 temporaries
+                hi = min(n, lo + CHUNK)
+                noise = torch.randn(hi - lo, dim, generator=g, device=device)
+                if k == "paper":
+                    noise += centroids[self.labels[lo:hi]]
+                feats[lo:hi] = noise
+            self.features[k] = feats
         self.csr: dict[EdgeType, tuple[torch.Tensor, torch.Tensor]] = {}
         for src, rel, dst, degree in params["edge_types"]:
             n_dst, n_src = self.nodes[dst], self.nodes[src]
