@@ -45,6 +45,21 @@ def n_params(model: torch.nn.Module, trainable: bool = False) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable)
 
 
+def test_the_suite_holds_the_per_accelerator_batches_of_the_rounds_logs():
+    batches = {n: published(n)["batch_size"] for n in SUITE_V51}
+    # the most common global batch of the v5.1 logs over the accelerators it ran on
+    assert batches == {
+        "retinanet": 256 // 8,
+        "rgat": 16384 // 8,
+        "dlrm_dcnv2": 55296 // 8,
+        "flux1": 512 // 16,
+    }
+    assert all(published(n)["batch_per_accelerator"] for n in SUITE_V51)
+    assert published("retinanet")["image_size"] == 800
+    flux = published("flux1")
+    assert flux["latent_size"] ** 2 == flux["text_tokens"] == 256  # 256 px images, 256 T5 tokens
+
+
 def test_retinanet_at_the_published_size_has_torchvisions_resnext50_trunk():
     p = published("retinanet")
     with torch.device("meta"):
