@@ -57,6 +57,21 @@ def flux_config(p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _rows(name: str) -> str:
+    """What a linear layer of the Flux transformer transforms, by its name: one row per sample
+    (the conditioning and the modulations computed from it), the image tokens, the text tokens,
+    or both (the single-stream blocks)."""
+    if name.startswith("time_text_embed") or name.endswith("norm.linear") or ".norm" in name:
+        return "sample"
+    if name.startswith("norm_out"):
+        return "sample"
+    if name.startswith("single_transformer_blocks"):
+        return "joint"
+    if name == "context_embedder" or "add_" in name or "ff_context" in name:
+        return "text"
+    return "image"
+
+
 class FluxWorkload(Workload):
     """The Flux.1 transformer trained with rectified flow on synthetic conditioning.
 
@@ -147,6 +162,34 @@ class FluxWorkload(Workload):
                 total += float(self.velocity_loss(model, batch, times, g)) * batch[0].shape[0]
                 n += batch[0].shape[0]
         return total / max(1, n)
+
+    def model_flops(self, batch: Batch) -> int:
+        """Model FLOPs of one optimizer step on ``batch``: 6 per weight of every linear layer
+        and row it transforms (image tokens, text tokens, both in the single-stream blocks, one
+        row per sample for the time and pooled-text conditioning), and the joint attention's
+        scores and values (12 x width x (image + text tokens)^2 per sample and block), as MFU
+        is usually counted. Recomputed activations are not model FLOPs."""
+        img, txt = self.tokens, self.text_tokens
+        rows = {"sample": 1, "image": img, "text": txt, "joint": img + txt}
+        linear = sum(6 * i * o * rows[kind] for kind, i, o in self.linears())
+        p = self.params
+        blocks = int(p["layers"]) + int(p["single_layers"])
+        width = int(p["heads"]) * int(p["head_dim"])
+        attention = 12 * width * (img + txt) ** 2 * blocks
+        return int(batch[0].shape[0] * (linear + attention))
+
+    def linears(self) -> list[tuple[str, int, int]]:
+        """(rows it transforms, in, out) of every linear layer of the model (built once on the
+        meta device)."""
+        if not hasattr(self, "_linears"):
+            with torch.device("meta"):
+                model = self.build_model()
+            self._linears = [
+                (_rows(name), m.in_features, m.out_features)
+                for name, m in model.named_modules()
+                if isinstance(m, nn.Linear)
+            ]
+        return self._linears
 
     def target_reached(self, quality: float, target: float) -> bool:
         return math.isfinite(quality) and quality <= target

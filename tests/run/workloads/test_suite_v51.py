@@ -14,6 +14,7 @@ import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.utils.flop_counter import FlopCounterMode
 
 from collector.ingest.pipeline import ingest
 from collector.run.plan import Options
@@ -22,7 +23,7 @@ from collector.run.suite import SUITE_V51, load_suite
 from collector.run.types import RunContext
 from collector.run.workloads import workload_class
 from collector.run.workloads.dlrm import DLRM, HybridAdagrad, assign_tables, auc
-from collector.run.workloads.flux import flux_config
+from collector.run.workloads.flux import _rows, flux_config
 from collector.run.workloads.retinanet import FrozenBatchNorm2d, RetinaNet
 from collector.run.workloads.rgat import RGAT
 from tests.conftest import table
@@ -113,6 +114,35 @@ def test_flux_at_the_published_size_is_the_12_billion_parameter_transformer():
     assert n_params(model) == 11_891_178_560  # Flux.1's published 12B
     blocks = (model.transformer_blocks, model.single_transformer_blocks)
     assert sum(n_params(b) for b in blocks) / n_params(model) > 0.99
+
+
+def test_flux_model_flops_are_the_matrix_products_torch_counts():
+    w = workload_class("flux1")(tiny("flux1"), "tiny", RunContext(CPU))
+    torch.manual_seed(0)
+    model = w.build_model()
+    batch = next(iter(w.train_batches(1)))
+    counter = FlopCounterMode(display=False)
+    with counter:
+        w.loss(model, batch).backward()
+    counts = counter.get_flop_counts()["Global"]
+    products = counts[torch.ops.aten.mm] + counts[torch.ops.aten.addmm]
+    p, n = w.params, batch[0].shape[0]
+    seq = w.tokens + w.text_tokens
+    attention = 12 * p["heads"] * p["head_dim"] * seq**2 * (p["layers"] + p["single_layers"])
+    # the layers that read the inputs need no input gradient: the convention counts it
+    rows = {"sample": 1, "image": w.tokens, "text": w.text_tokens}
+    first = {
+        "x_embedder",
+        "context_embedder",
+        "time_text_embed.timestep_embedder.linear_1",
+        "time_text_embed.text_embedder.linear_1",
+    }
+    saved = sum(
+        2 * m.in_features * m.out_features * rows[_rows(name)]
+        for name, m in model.named_modules()
+        if name in first
+    )
+    assert products == w.model_flops(batch) - n * (attention + saved)
 
 
 @pytest.mark.parametrize("name", SUITE_V51)
