@@ -22,6 +22,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from collector.run.types import Batch
 from collector.run.workloads.boxes import average_precision, decode, detections, encode, grid_boxes
@@ -233,16 +234,25 @@ def retinanet_loss(
     fg = (best >= 0.5) | low_quality
     counted = fg | (best < 0.4)
     labels = torch.gather(gt_labels, 1, idx).clamp(min=0)
-    onehot = F.one_hot(labels, logits.shape[-1]).to(logits.dtype) * fg[..., None]
-    focal = focal_loss(logits.float(), onehot.float())
     n_fg = fg.sum(1).clamp(min=1)
-    cls = (focal.sum(-1) * counted).sum(1) / n_fg
+    # recomputed in the backward pass: at the published size each of the loss's intermediate
+    # tensors holds anchors x classes x images (120,195 x 264 x 32) floats, 4 GB apiece
+    cls = checkpoint(_focal_per_image, logits, labels, fg, counted, use_reentrant=False) / n_fg
     matched = torch.gather(gt_boxes, 1, idx[..., None].expand(-1, -1, 4))
     b = anchors.shape[0]
     target = encode(matched.reshape(-1, 4), anchors.repeat(len(idx), 1), BOX_WEIGHTS)
     l1 = (deltas.float() - target.reshape(-1, b, 4)).abs().sum(-1)
     box = (l1 * fg).sum(1) / n_fg
     return (cls + box).mean()
+
+
+def _focal_per_image(
+    logits: torch.Tensor, labels: torch.Tensor, fg: torch.Tensor, counted: torch.Tensor
+) -> torch.Tensor:
+    """The focal loss summed per image over its ``counted`` anchors, the class ``labels`` of
+    the foreground (``fg``) anchors the positives."""
+    target = F.one_hot(labels, logits.shape[-1]).float() * fg[..., None]
+    return (focal_loss(logits.float(), target).sum(-1) * counted).sum(1)
 
 
 def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
