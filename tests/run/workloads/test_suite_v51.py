@@ -164,6 +164,23 @@ def test_tiny_model_builds_and_trains_one_step(name):
     assert 0 <= q < 10
 
 
+@pytest.mark.parametrize("name", SUITE_V51)
+def test_tiny_step_under_bf16_autocast(name):
+    params = tiny(name)
+    if name == "rgat":
+        params["feature_dtype"] = "float16"  # as the throughput graph stores them
+    torch.manual_seed(0)
+    w = workload_class(name)(params, "tiny", RunContext(CPU))
+    model = w.build_model()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = w.loss(model, next(iter(w.train_batches(1))))
+        q = w.evaluate(model)
+    loss.backward()
+    assert torch.isfinite(loss) and 0 <= q < 10
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    assert grads and all(g.dtype == torch.float32 for g in grads)
+
+
 def test_sampling_takes_at_most_the_fanout_and_keeps_the_seeds_first():
     w = workload_class("rgat")(tiny("rgat"), "tiny", RunContext(CPU))
     seeds = torch.tensor([5, 17, 300])
