@@ -217,6 +217,9 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         # (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
         model = compile_model(model)
     if world > 1:
+        if workload.ddp_ignore:  # model-parallel parameters: each rank keeps its own
+            ddp = torch.nn.parallel.DistributedDataParallel
+            ddp._set_params_and_buffers_to_ignore_for_model(model, workload.ddp_ignore)
         model = data_parallel(model, device, spec.params.get("ddp", {}))
     opt = workload.make_optimizer(model)
     scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16" else None
@@ -301,7 +304,8 @@ def converge(
         if log:
             log.start(C.EVAL_START, metadata={"epoch_num": epoch})
         reached = torch.zeros(2, dtype=torch.float64, device=ctx.device)
-        if ctx.rank == 0 or workload.sharded:  # a sharded model evaluates on every rank
+        # a model split across the ranks evaluates on every rank
+        if ctx.rank == 0 or workload.sharded or workload.model_parallel:
             with sess.autocast():
                 quality = workload.evaluate(sess.raw)
             reached[0] = quality

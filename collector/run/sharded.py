@@ -37,9 +37,15 @@ def to_float8(model: nn.Module) -> None:
     convert_to_float8_training(model, config=Float8LinearConfig(), module_filter_fn=keep)
 
 
-def wrap_layers(model: nn.Module, layer: type[nn.Module], recompute: bool, compiled: bool) -> list:
-    """Each decoder layer in place, wrapped for activation recomputation and compiled as asked;
-    returns the wrapped layers (the units of sharding)."""
+def wrap_layers(
+    model: nn.Module,
+    layer: type[nn.Module] | tuple[type[nn.Module], ...],
+    recompute: bool,
+    compiled: bool,
+) -> list:
+    """Each decoder layer (an instance of ``layer``, a class or a tuple of classes) in place,
+    wrapped for activation recomputation and compiled as asked; returns the wrapped layers
+    (the units of sharding)."""
     torch._dynamo.config.suppress_errors = True  # a graph the compiler rejects runs eager
     wrapped = []
     for parent in list(model.modules()):
@@ -55,13 +61,13 @@ def wrap_layers(model: nn.Module, layer: type[nn.Module], recompute: bool, compi
 
 def init_weights(model: nn.Module, seed: int, rank: int, std: float = 0.02) -> None:
     """Random weights for a model materialised from the meta device: normal(0, std) for
-    matrices and embeddings, ones for norm scales, zeros for LoRA's B (an adapter starts as
-    the identity); each rank draws its own shard with a generator of its own."""
+    matrices and embeddings, ones for norm scales, zeros for biases and LoRA's B (an adapter
+    starts as the identity); each rank draws its own shard with a generator of its own."""
     with torch.no_grad():
         for name, p in model.named_parameters():
             local = p.to_local() if isinstance(p, DTensor) else p
             g = torch.Generator(device=local.device).manual_seed(seed * 1000003 + rank)
-            if "lora_B" in name:
+            if "lora_B" in name or name.endswith("bias"):
                 local.zero_()
             elif local.dim() == 1:
                 local.fill_(1.0)

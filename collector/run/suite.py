@@ -14,9 +14,10 @@ from collector.run.spec import PRECISIONS
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 SCALES = ("tiny", "small", "full", "throughput")
 #: the benchmarks a suite may name (each has a workload in collector.run.workloads): the
-#: seven of MLPerf Training v0.5 and the language models of v5.1
+#: seven of MLPerf Training v0.5, the language models of v5.1 and the rest of v5.1's suite
 BENCHMARKS = ("resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo")
 LANGUAGE_MODELS = ("llama31_8b", "llama2_70b_lora")
+SUITE_V51 = ("retinanet", "rgat", "dlrm_dcnv2", "flux1")
 #: the precisions a benchmark runs in unless its suite entry lists its own
 DEFAULT_PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 
@@ -81,8 +82,8 @@ def parse_suite(data: Any, path: Path) -> Suite:
     benches: dict[str, BenchmarkSpec] = {}
     for bname, b in raw.items():
         w = f"{where}: benchmarks.{bname}"
-        if bname not in BENCHMARKS + LANGUAGE_MODELS:
-            known = ", ".join(BENCHMARKS + LANGUAGE_MODELS)
+        if bname not in BENCHMARKS + LANGUAGE_MODELS + SUITE_V51:
+            known = ", ".join(BENCHMARKS + LANGUAGE_MODELS + SUITE_V51)
             raise RunError(f"{w}: unknown benchmark (known: {known})")
         runs = _need(b, "runs", dict, w)
         specs = {}

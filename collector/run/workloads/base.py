@@ -85,6 +85,11 @@ class Workload(ABC):
     measures: str = ""
     #: tokens in one sample, for the workloads that count tokens
     tokens_per_sample: int | None = None
+    #: whether parts of the model live on one rank each (model parallelism beside data
+    #: parallelism): the forward pass then communicates, and every rank evaluates
+    model_parallel: bool = False
+    #: the parameters this rank holds alone, which DDP leaves out
+    ddp_ignore: list[str] = []
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         self.params = params

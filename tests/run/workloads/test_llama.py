@@ -34,6 +34,7 @@ def small_suite(throughput: bool = False, **change):
     """v5.1 with fewer synthetic samples (and, for ``throughput``, the tiny models in the
     throughput block) so that each run takes a few seconds on two cores."""
     suite = copy.deepcopy(load_suite("v5.1"))
+    suite = replace(suite, benchmarks={n: suite.benchmarks[n] for n in LLMS})
     for b in suite.benchmarks.values():
         tiny = b.scales["tiny"]
         params = dict(tiny.params, train_samples=64, eval_samples=16, **change)
@@ -113,11 +114,13 @@ def test_weights_drawn_after_the_meta_device_are_finite_and_rotary_is_recomputed
 
 def test_fp8_is_refused_on_cpu_and_for_the_v05_workloads(cpu_machine, tmp_path):
     with pytest.raises(RunError, match="fp8 needs a GPU"):
-        plan_runs(Options(suite="v5.1", precisions=["fp8"], out=tmp_path), cpu_machine)
+        opts = Options(suite="v5.1", benchmarks=LLMS, precisions=["fp8"], out=tmp_path)
+        plan_runs(opts, cpu_machine)
     gpu = replace(cpu_machine, gpu_names=("NVIDIA H200",))
     with pytest.raises(RunError, match="resnet does not run in fp8"):
         plan_runs(Options(benchmarks=["resnet"], precisions=["fp8"], out=tmp_path), gpu)
-    specs = plan_runs(Options(suite="v5.1", precisions=["bf16", "fp8"], out=tmp_path), gpu)
+    opts = Options(suite="v5.1", benchmarks=LLMS, precisions=["bf16", "fp8"], out=tmp_path)
+    specs = plan_runs(opts, gpu)
     assert {(s.scale, s.precision) for s in specs} == {
         ("throughput", "bf16"),
         ("throughput", "fp8"),

@@ -1,0 +1,244 @@
+"""DLRM-DCNv2 (MLPerf v5.1 ``dlrm_dcnv2``) on synthetic click logs: quality is ROC AUC.
+
+The model is the reference's (TorchRec's DLRM-DCN on Criteo 1TB multi-hot), built from the
+PyTorch primitives TorchRec itself wraps: one embedding table per categorical feature of the
+reference's sizes, each looked up with a fixed number of indices per sample (multi-hot) and
+sum-pooled (``nn.EmbeddingBag``), a bottom MLP over the dense features, a low-rank DCNv2 cross
+network over the bottom MLP's output and the pooled embeddings, and a top MLP to one logit.
+TorchRec is not used: its kernels come from FBGEMM-GPU, whose wheels on the package index are
+CUDA builds for one torch release each and do not install beside a CPU build of torch.
+
+Parallelism is the reference's hybrid: the MLPs and cross network are replicated (data
+parallel, gradients all-reduced), the tables are split whole across the ranks (table-wise
+model parallelism): every rank gathers all ranks' indices, pools its own tables for the whole
+global batch and sends each rank its samples' pooled vectors back (an all-to-all, whose
+backward pass returns the gradients). Tables are trained with row-wise Adagrad on sparse
+gradients (one accumulator per row, as FBGEMM's fused optimizer), the dense weights with
+Adagrad. The tables are created directly on the device (the largest holds 40 million rows).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed._functional_collectives import all_to_all_single_autograd
+
+from collector.run.types import Batch, RunContext, generator
+from collector.run.workloads.base import Workload
+
+
+def mlp(sizes: list[int], last_relu: bool = True) -> nn.Sequential:
+    """Linear layers of ``sizes`` with ReLU between (and after the last where asked)."""
+    mods: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+        mods.append(nn.Linear(a, b))
+        if last_relu or i < len(sizes) - 2:
+            mods.append(nn.ReLU(inplace=True))
+    return nn.Sequential(*mods)
+
+
+class LowRankCross(nn.Module):
+    """DCNv2's low-rank cross network: ``x_{l+1} = x_0 * (W_l (V_l x_l) + b_l) + x_l``."""
+
+    def __init__(self, dim: int, layers: int, rank: int) -> None:
+        super().__init__()
+        self.v = nn.ModuleList(nn.Linear(dim, rank, bias=False) for _ in range(layers))
+        self.w = nn.ModuleList(nn.Linear(rank, dim) for _ in range(layers))
+
+    def forward(self, x0: torch.Tensor) -> torch.Tensor:
+        x = x0
+        for v, w in zip(self.v, self.w, strict=True):
+            x = x0 * w(v(x)) + x
+        return x
+
+
+def assign_tables(rows: list[int], world: int) -> list[list[int]]:
+    """Table ids per rank: largest first, each to the rank holding the fewest rows."""
+    owned: list[list[int]] = [[] for _ in range(world)]
+    load = [0] * world
+    for t in sorted(range(len(rows)), key=lambda t: -rows[t]):
+        r = load.index(min(load))
+        owned[r].append(t)
+        load[r] += rows[t]
+    return [sorted(o) for o in owned]
+
+
+class DLRM(nn.Module):
+    """DLRM-DCNv2 holding the tables ``owned`` by this rank (all of them on one rank).
+
+    ``forward(dense [B, D], sparse [B, sum(hots)])`` returns one logit per sample; with
+    ``world > 1`` it exchanges indices and pooled vectors with the other ranks."""
+
+    def __init__(
+        self,
+        params: dict[str, Any],
+        owned: list[list[int]],
+        rank: int,
+        device: torch.device,
+    ) -> None:
+        super().__init__()
+        p = params
+        self.rows = [int(r) for r in p["tables"]]
+        self.hots = [int(h) for h in p["multi_hot"]]
+        dim = int(p["embedding_dim"])
+        self.dim, self.owned, self.rank = dim, owned, rank
+        self.bottom = mlp([int(p["dense_features"]), *p["bottom_mlp"]])
+        width = dim * (len(self.rows) + 1)
+        self.cross = LowRankCross(width, int(p["dcn_layers"]), int(p["dcn_rank"]))
+        self.top = mlp([width, *p["top_mlp"]], last_relu=False)
+        # each table drawn from a generator of its own: the same weights on whichever rank
+        # holds it, and the dense layers' draws independent of the placement
+        seed = torch.initial_seed()
+        self.embeddings = nn.ModuleDict()
+        for t in owned[rank]:
+            weight = torch.empty(self.rows[t], dim, device=device)
+            if device.type != "meta":
+                g = torch.Generator(device).manual_seed(seed * 1009 + t)
+                bound = math.sqrt(1.0 / self.rows[t])
+                weight.uniform_(-bound, bound, generator=g)
+            self.embeddings[str(t)] = nn.EmbeddingBag(
+                self.rows[t], dim, mode="sum", sparse=True, _weight=weight
+            )
+        self.bounds = [0]
+        for h in self.hots:
+            self.bounds.append(self.bounds[-1] + h)
+
+    def pooled(self, sparse: torch.Tensor) -> torch.Tensor:
+        """This rank's tables pooled over ``sparse``'s samples: ``[B, owned, dim]``."""
+        outs = [
+            self.embeddings[str(t)](sparse[:, self.bounds[t] : self.bounds[t + 1]])
+            for t in self.owned[self.rank]
+        ]
+        return torch.stack(outs, 1) if outs else sparse.new_zeros(len(sparse), 0, self.dim)
+
+    def lookup(self, sparse: torch.Tensor) -> torch.Tensor:
+        """Every table pooled over this rank's samples, in table order: ``[B, tables, dim]``."""
+        world = len(self.owned)
+        if world == 1:
+            return self.pooled(sparse)
+        b = sparse.shape[0]
+        every = [torch.empty_like(sparse) for _ in range(world)]
+        dist.all_gather(every, sparse)
+        mine = self.pooled(torch.cat(every))  # [world * b, owned, dim]
+        sizes_in = [b * len(self.owned[self.rank]) * self.dim] * world
+        sizes_out = [b * len(o) * self.dim for o in self.owned]
+        flat = mine.flatten().contiguous()
+        got = all_to_all_single_autograd(flat, sizes_out, sizes_in, dist.group.WORLD)
+        parts = got.split(sizes_out)
+        order = [t for o in self.owned for t in o]
+        blocks = [p.reshape(b, len(o), self.dim) for p, o in zip(parts, self.owned, strict=True)]
+        stacked = torch.cat(blocks, 1)
+        inverse = torch.argsort(torch.tensor(order, device=stacked.device))
+        return stacked[:, inverse]
+
+    def forward(self, dense: torch.Tensor, sparse: torch.Tensor) -> torch.Tensor:
+        x = self.bottom(dense)
+        emb = self.lookup(sparse).to(x.dtype)
+        x0 = torch.cat([x, emb.flatten(1)], 1)
+        return self.top(self.cross(x0)).squeeze(1)
+
+
+class HybridAdagrad(torch.optim.Optimizer):
+    """Adagrad for dense weights; row-wise Adagrad (one accumulator per row, the mean of the
+    squared gradient) for the sparse gradients of embedding tables."""
+
+    def __init__(self, params: Any, lr: float, eps: float = 1e-8) -> None:
+        super().__init__(params, {"lr": lr, "eps": eps})
+
+    @torch.no_grad()
+    def step(self, closure: Any = None) -> None:  # noqa: ARG002 - the Optimizer signature
+        for group in self.param_groups:
+            lr, eps = group["lr"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad
+                if g.is_sparse:
+                    g = g.coalesce()
+                    rows, vals = g.indices()[0], g.values()
+                    acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
+                    acc.index_add_(0, rows, vals.pow(2).mean(1))
+                    p.index_add_(0, rows, -lr * vals / (acc[rows].sqrt() + eps)[:, None])
+                    continue
+                acc = self.state[p].setdefault("sum", torch.zeros_like(p))
+                acc.addcmul_(g, g)
+                p.addcdiv_(g, acc.sqrt().add_(eps), value=-lr)
+
+
+def auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
+    """ROC AUC: the probability that a positive outscores a negative (ties count half)."""
+    scores, labels = scores.double().cpu(), labels.bool().cpu()
+    pos, neg = int(labels.sum()), int((~labels).sum())
+    if pos == 0 or neg == 0:
+        return float("nan")
+    order = scores.argsort()
+    ranks = torch.empty_like(scores)
+    ranks[order] = torch.arange(1, len(scores) + 1, dtype=torch.double)
+    uniq, inverse = scores.unique(return_inverse=True)  # average ranks over ties
+    total = torch.zeros(len(uniq), dtype=torch.double).index_add_(0, inverse, ranks)
+    ranks = (total / torch.bincount(inverse, minlength=len(uniq)))[inverse]
+    return float((ranks[labels].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+class DLRMWorkload(Workload):
+    """DLRM-DCNv2 click-through prediction on synthetic samples. ``params``: ``tables`` (rows
+    per table), ``multi_hot`` (indices per sample per table), ``embedding_dim``,
+    ``dense_features``, ``bottom_mlp``, ``top_mlp``, ``dcn_layers``, ``dcn_rank``,
+    ``batch_size`` and at ``tiny`` the sample counts.
+
+    A sample's click is drawn from a logistic model of its dense features and of a fixed score
+    per table row it looks up, so that the click can be learnt at ``tiny``."""
+
+    name = "dlrm_dcnv2"
+    eval_batch = 4096
+    model_parallel = True
+
+    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
+        super().__init__(params, scale, ctx)
+        self.owned = assign_tables([int(r) for r in params["tables"]], ctx.world)
+        train, held_out = self.synthetic_sizes()
+        self.hold_out(list(self._samples(train + held_out)), held_out)
+
+    def _samples(self, n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        p, device = self.params, self.ctx.device
+        g = generator(self.data_seed, device)
+        dense = torch.randn(n, int(p["dense_features"]), generator=g, device=device)
+        cols, logit = [], dense @ torch.randn(dense.shape[1], generator=g, device=device) / 4
+        for rows, hot in zip(p["tables"], p["multi_hot"], strict=True):
+            idx = torch.randint(0, int(rows), (n, int(hot)), generator=g, device=device)
+            cols.append(idx)
+            if self.scale != "throughput":  # the rows' scores (small tables only)
+                score = torch.randn(int(rows), generator=g, device=device)
+                logit = logit + score[idx].mean(1)
+        clicks = torch.rand(n, generator=g, device=device) < torch.sigmoid(logit)
+        return dense, torch.cat(cols, 1), clicks.float()
+
+    def build_model(self) -> nn.Module:
+        return DLRM(self.params, self.owned, self.ctx.rank, self.ctx.device)
+
+    @property
+    def ddp_ignore(self) -> list[str]:
+        """The parameters data parallelism leaves alone: each rank's own tables."""
+        return [f"embeddings.{t}.weight" for t in self.owned[self.ctx.rank]]
+
+    def make_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
+        spec = self.params.get("optim", {})
+        eps = float(spec.get("eps", 1e-8))
+        return HybridAdagrad(model.parameters(), float(spec.get("lr", 0.004)), eps)
+
+    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+        dense, sparse, clicks = batch
+        logits = model(dense, sparse)
+        return nn.functional.binary_cross_entropy_with_logits(logits.float(), clicks)
+
+    def quality(self, model: nn.Module) -> float:
+        """ROC AUC over the held-out samples."""
+        scores, labels = [], []
+        for dense, sparse, clicks in self.eval_batches():
+            scores.append(model(dense, sparse).float())
+            labels.append(clicks)
+        return auc(torch.cat(scores), torch.cat(labels))

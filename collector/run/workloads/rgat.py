@@ -1,0 +1,237 @@
+"""R-GAT (MLPerf v5.1 ``rgat``) on a synthetic heterogeneous graph: quality is accuracy.
+
+The model is the reference's (graphlearn-for-pytorch's RGNN on IGBH-full) in PyTorch Geometric:
+``layers`` heterogeneous layers, each a GAT convolution per edge type (``heads`` heads of
+``hidden / heads`` channels, separate source and target projections, no self-loops), summed
+over the edge types arriving at a node type, leaky ReLU and dropout between layers, then a
+linear classifier of the seed papers. Every step first samples the seeds' neighbourhoods, as the
+reference's loader does on the accelerator: for each hop, up to ``fanout[hop]`` in-neighbours
+of every newly reached node along every edge type (all of them where a node has fewer, else
+uniformly with replacement), then trains on the sampled subgraph with the sampled nodes'
+features gathered from the feature tables.
+
+The graph has the node types, edge types (the six relations and the reverses of the five
+between different types) and feature width of IGBH-full, with ``nodes`` nodes per type and
+``degree`` mean in-edges per node and edge type (the full graph's 547 million nodes do not fit
+a test); papers cite papers of their own class, and a paper's features are its class's
+centroid plus noise, so that the class can be learnt from the neighbourhood at ``tiny``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from collector.run.types import Batch, RunContext, generator
+from collector.run.workloads.base import Workload
+
+EdgeType = tuple[str, str, str]
+#: rows of a feature table drawn at a time
+CHUNK = 1 << 20
+
+
+def _pyg() -> Any:
+    try:
+        import torch_geometric.nn as pyg_nn
+    except ImportError as exc:  # the optional extra is not installed
+        raise RuntimeError(
+            "the v5.1 rgat workload needs the suite extra: pip install 'collector[suite]'"
+        ) from exc
+    return pyg_nn
+
+
+class RGAT(nn.Module):
+    """The reference's heterogeneous GAT: per layer a ``HeteroConv`` of ``GATConv`` per edge
+    type (sum over edge types), leaky ReLU and dropout between layers, a linear classifier on
+    the target node type."""
+
+    def __init__(
+        self,
+        edge_types: list[EdgeType],
+        in_dim: int,
+        hidden: int,
+        classes: int,
+        layers: int,
+        heads: int,
+        dropout: float,
+        target: str = "paper",
+    ) -> None:
+        super().__init__()
+        pyg = _pyg()
+        self.target, self.dropout, self.hidden = target, dropout, hidden
+        self.convs = nn.ModuleList()
+        for i in range(layers):
+            width = in_dim if i == 0 else hidden
+            convs = {
+                et: pyg.GATConv((width, width), hidden // heads, heads=heads, add_self_loops=False)
+                for et in edge_types
+            }
+            self.convs.append(pyg.HeteroConv(convs, aggr="sum"))
+        self.lin = nn.Linear(hidden, classes)
+
+    def forward(
+        self, x: dict[str, torch.Tensor], edges: dict[EdgeType, torch.Tensor], seeds: int
+    ) -> torch.Tensor:
+        """Class logits of the first ``seeds`` nodes of the target type."""
+        for i, conv in enumerate(self.convs):
+            out = conv(x, edges)
+            # a type no sampled edge reaches keeps zero features
+            x = {k: out[k] if k in out else v.new_zeros(len(v), self.hidden) for k, v in x.items()}
+            if i < len(self.convs) - 1:
+                x = {
+                    k: F.dropout(F.leaky_relu(v), self.dropout, self.training) for k, v in x.items()
+                }
+        return self.lin(x[self.target][:seeds])
+
+
+class HeteroGraph:
+    """A synthetic heterogeneous graph held as compressed in-edge lists per edge type (for
+    each target node, the sources of its in-edges), with a feature table per node type and
+    a class per paper."""
+
+    def __init__(self, params: dict[str, Any], device: torch.device, seed: int) -> None:
+        g = generator(seed, device)
+        self.nodes = {k: int(v) for k, v in params["nodes"].items()}
+        self.classes = int(params["num_classes"])
+        dim = int(params["feature_dim"])
+        papers = self.nodes["paper"]
+        self.labels = torch.arange(papers, device=device) % self.classes
+        centroids = torch.randn(self.classes, dim, generator=g, device=device)
+        dtype = getattr(torch, params.get("feature_dtype", "float32"))
+        self.features = {}
+        for k, n in self.nodes.items():
+            feats = torch.empty(n, dim, dtype=dtype, device=device)
+            for lo in range(0, n, CHUNK):  # drawn in slices: no full-size fp32 temporaries
+                hi = min(n, lo + CHUNK)
+                noise = torch.randn(hi - lo, dim, generator=g, device=device)
+                if k == "paper":
+                    noise += centroids[self.labels[lo:hi]]
+                feats[lo:hi] = noise
+            self.features[k] = feats
+        self.csr: dict[EdgeType, tuple[torch.Tensor, torch.Tensor]] = {}
+        for src, rel, dst, degree in params["edge_types"]:
+            n_dst, n_src = self.nodes[dst], self.nodes[src]
+            deg = torch.randint(0, 2 * int(degree) + 1, (n_dst,), generator=g, device=device)
+            rowptr = torch.zeros(n_dst + 1, dtype=torch.long, device=device)
+            rowptr[1:] = deg.cumsum(0)
+            e = int(rowptr[-1])
+            if src == dst == "paper":  # cite a paper of the same class
+                owner = torch.repeat_interleave(torch.arange(n_dst, device=device), deg)
+                k = torch.randint(
+                    0, max(1, n_src // self.classes), (e,), generator=g, device=device
+                )
+                col = (self.labels[owner] + self.classes * k).clamp(max=n_src - 1)
+            else:
+                col = torch.randint(0, n_src, (e,), generator=g, device=device)
+            self.csr[(src, rel, dst)] = (rowptr, col)
+
+    @property
+    def edge_types(self) -> list[EdgeType]:
+        return list(self.csr)
+
+    def sample(
+        self, seeds: torch.Tensor, fanout: list[int], g: torch.Generator | None = None
+    ) -> tuple[dict[str, torch.Tensor], dict[EdgeType, torch.Tensor]]:
+        """The sampled subgraph around ``seeds`` (paper ids): every type's nodes (global ids,
+        the seeds first among the papers) and every edge type's edges as local ``[2, E]``
+        (source, target) indices."""
+        device = seeds.device
+        nodes = {k: [seeds if k == "paper" else seeds[:0]] for k in self.nodes}
+        frontier = dict.fromkeys(self.nodes, seeds[:0])
+        frontier["paper"] = seeds
+        found: dict[EdgeType, list[tuple[torch.Tensor, torch.Tensor]]] = {}
+        for f in fanout:
+            reached: dict[str, list[torch.Tensor]] = {k: [] for k in self.nodes}
+            for et, (rowptr, col) in self.csr.items():
+                src_t, _, dst_t = et
+                dst = frontier[dst_t]
+                if dst.numel() == 0:
+                    continue
+                start, deg = rowptr[dst], rowptr[dst + 1] - rowptr[dst]
+                draw = torch.rand(dst.numel(), f, generator=g, device=device)
+                step = torch.arange(f, device=device).expand(dst.numel(), f)
+                pick = torch.where(deg[:, None] <= f, step, (draw * deg[:, None]).long())
+                keep = step < deg[:, None]
+                src = col[(start[:, None] + pick)[keep]]
+                found.setdefault(et, []).append((src, dst[:, None].expand(-1, f)[keep]))
+                reached[src_t].append(src)
+            for k, lists in reached.items():
+                new = torch.cat(lists).unique() if lists else seeds[:0]
+                new = new[~torch.isin(new, torch.cat(nodes[k]))]
+                nodes[k].append(new)
+                frontier[k] = new
+        merged = {k: torch.cat(v) for k, v in nodes.items()}
+        edges = {}
+        for et, parts in found.items():
+            src = torch.cat([s for s, _ in parts])
+            dst = torch.cat([d for _, d in parts])
+            edges[et] = torch.stack([_local(merged[et[0]], src), _local(merged[et[2]], dst)])
+        return merged, edges
+
+
+def _local(ids: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+    """Positions in ``ids`` (distinct) of each of ``query`` (all present)."""
+    order = ids.argsort()
+    return order[torch.searchsorted(ids[order], query)]
+
+
+class RGATWorkload(Workload):
+    """R-GAT node classification on a synthetic IGBH-like graph. ``params``: ``nodes`` (per
+    node type), ``edge_types`` ([source, relation, target, mean in-degree]), ``feature_dim``,
+    ``num_classes``, ``hidden``, ``heads``, ``layers``, ``fanout``, ``dropout``,
+    ``batch_size`` (seed papers per step) and at ``tiny`` the seed counts."""
+
+    name = "rgat"
+    eval_batch = 256
+
+    def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
+        super().__init__(params, scale, ctx)
+        self.graph = HeteroGraph(params, ctx.device, self.data_seed)
+        self.fanout = [int(f) for f in params["fanout"]]
+        train, held_out = self.synthetic_sizes()
+        g = generator(self.data_seed + 1, ctx.device)
+        papers = self.graph.nodes["paper"]
+        seeds = torch.randperm(papers, generator=g, device=ctx.device)[: train + held_out]
+        self.hold_out([seeds], held_out)
+        self.sampler = generator(ctx.seed * 7919 + ctx.rank, ctx.device)
+
+    def build_model(self) -> nn.Module:
+        p = self.params
+        return RGAT(
+            self.graph.edge_types,
+            int(p["feature_dim"]),
+            int(p["hidden"]),
+            int(p["num_classes"]),
+            int(p["layers"]),
+            int(p["heads"]),
+            float(p.get("dropout", 0.2)),
+        )
+
+    def forward(self, model: nn.Module, seeds: torch.Tensor) -> torch.Tensor:
+        """Sample the seeds' neighbourhoods, gather their features and classify the seeds."""
+        nodes, edges = self.graph.sample(seeds, self.fanout, self.sampler)
+        device = seeds.device.type
+        # the gathered features in the dtype the layers compute in (fp16 tables: half the
+        # memory of fp32 copies under bf16 autocast)
+        dtype = (
+            torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else torch.float32
+        )
+        x = {k: self.graph.features[k][v].to(dtype) for k, v in nodes.items()}
+        return model(x, edges, seeds.numel())
+
+    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+        seeds = batch[0]
+        logits = self.forward(model, seeds)
+        return F.cross_entropy(logits.float(), self.graph.labels[seeds])
+
+    def quality(self, model: nn.Module) -> float:
+        """Accuracy on the held-out seed papers."""
+        right, n = 0, 0
+        for (seeds,) in self.eval_batches():
+            pred = self.forward(model, seeds).argmax(-1)
+            right += int((pred == self.graph.labels[seeds]).sum())
+            n += seeds.numel()
+        return right / max(1, n)
