@@ -7,6 +7,7 @@ WITH summary AS (
         any_value(round) AS round, any_value(division) AS division,
         any_value(submitter) AS submitter, any_value(system_id) AS system_id,
         any_value(system) AS system, any_value(benchmark) AS benchmark,
+        any_value(definition) AS definition,
         any_value(accelerator) AS accelerator, any_value(accelerator_key) AS accelerator_key,
         any_value(chip) AS chip, any_value(accelerators) AS accelerators,
         max(nodes) AS nodes, any_value(framework) AS framework,
@@ -27,7 +28,7 @@ qualified AS (
 )
 SELECT
     s.config_id, s.pool_id, s.source, s.round, s.division, s.submitter, s.system_id, s.system,
-    s.benchmark, s.accelerator, s.accelerator_key, s.chip, s.accelerators, s.nodes,
+    s.benchmark, s.definition, s.accelerator, s.accelerator_key, s.chip, s.accelerators, s.nodes,
     s.framework, s.precision, s.interconnect, s.scale, s.batch_size,
     s.runs, ci.minutes_mean AS minutes, ci.minutes.low AS minutes_ci_low,
     ci.minutes.high AS minutes_ci_high, s.throughput_runs,

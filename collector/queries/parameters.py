@@ -59,6 +59,17 @@ def bootstrap_params() -> Table:
 
 
 @cache
+def definitions() -> Table:
+    """Benchmark definitions: what a benchmark name meant in the rounds it was used (benchmark,
+    data set, quality target, allowed run-to-run variance; definitions.yml). last_round is null
+    while the definition holds."""
+    doc = _doc("definitions.yml")
+    return table(
+        doc["columns"], doc["definitions"], {"quality_target": FLOAT, "variance_pct": FLOAT}
+    )
+
+
+@cache
 def deadlines() -> Table:
     """The deadlines of deadline_fit, in hours (parameters.yml)."""
     hours = [[float(h)] for h in _doc("parameters.yml")["deadlines_hours"]]
@@ -158,6 +169,7 @@ def tables() -> dict[str, Callable[[], Table]]:
     return {
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
+        "benchmark_definitions": definitions,
         "baselines": baselines,
         "accelerator_models": accelerators,
         **{name: partial(_one, datasets, name) for name in DATASET_TABLES},

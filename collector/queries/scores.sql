@@ -106,6 +106,7 @@ scored AS (
 )
 SELECT
     source, round, submitter, division, system_id, system, benchmark,
+    benchmark_definition(benchmark, round) AS definition,
     nullif(precision_key, '') AS precision, nullif(interconnect_key, '') AS interconnect,
     accelerator, nullif(accelerators_key, -1) AS accelerators, nodes, scale, runs_total,
     runs_converged,

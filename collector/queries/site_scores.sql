@@ -61,7 +61,7 @@ absent AS (
 SELECT
     evidence,
     evidence_kind(evidence, scale) AS kind,
-    source, scale, round, submitter, division, system_id, system, benchmark,
+    source, scale, round, submitter, division, system_id, system, benchmark, definition,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
     precision, hardware,
     concat_ws(' · ', hardware, submitter || ' ' || CASE WHEN source = 'local' THEN 'suite ' ELSE ''

@@ -49,6 +49,7 @@ system_matches AS (
     FROM system_bases AS base
     JOIN configs AS c
         ON c.benchmark = base.benchmark AND c.precision IS NOT DISTINCT FROM base.precision
+        AND c.definition IS NOT DISTINCT FROM base.definition
     WHERE base.config_id <> c.config_id
         AND (base.across_sources OR (base.source = c.source AND base.round = c.round
              AND base.division IS NOT DISTINCT FROM c.division))
@@ -66,6 +67,7 @@ model_matches AS (
         ON b.kind = 'model' AND list_contains(b.accelerator_keys, base.accelerator_key)
     JOIN configs AS c
         ON c.benchmark = base.benchmark AND c.accelerators = base.accelerators
+        AND c.definition IS NOT DISTINCT FROM base.definition
         AND c.source = base.source AND c.division IS NOT DISTINCT FROM base.division
         AND (b.across_rounds OR c.round = base.round)
     WHERE NOT list_contains(b.accelerator_keys, coalesce(c.accelerator_key, ''))

@@ -221,8 +221,9 @@ SCENARIOS = {
     "baselines": _baselines,
     "deadlines": _deadlines,
     "cost": _cost,
-    "models": _models,
-    "models-later": _models_later,
+    # two rounds of one benchmark definition (BERT's from v1.0): round gains need one
+    "v4.0": _models,
+    "v4.1": _models_later,
 }
 
 
@@ -366,14 +367,14 @@ def test_scaling_and_speedups_share_their_baseline_and_interval(shared):
 
 
 def test_model_speedups_at_equal_accelerator_count(shared):
-    got = rows(shared, "speedups", "models", "baseline_kind = 'model'")
+    got = rows(shared, "speedups", "v4.0", "baseline_kind = 'model'")
     within = {(r["baseline"], r["system"]): r for r in got}
     assert set(within) == {
         ("h100-sxm-same-count", "b200box"),
         ("h100-sxm-same-count-any-round", "b200box"),
     }
     row = within["h100-sxm-same-count", "b200box"]
-    assert row["baseline_system_id"] == "models/lab/h100box"  # the faster 8 x H100
+    assert row["baseline_system_id"] == "v4.0/lab/h100box"  # the faster 8 x H100
     assert (row["accelerators"], row["baseline_accelerators"]) == (8, 8)
     assert row["speedup"] == pytest.approx(21.0 / 10.5)
     assert 20.0 / 11.0 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
@@ -381,21 +382,21 @@ def test_model_speedups_at_equal_accelerator_count(shared):
 
 
 def test_model_speedups_across_rounds_say_they_are_not_comparable(shared):
-    (row,) = rows(shared, "speedups", "models-later", "baseline_kind = 'model'")
+    (row,) = rows(shared, "speedups", "v4.1", "baseline_kind = 'model'")
     assert row["baseline"] == "h100-sxm-same-count-any-round"
-    assert row["baseline_system_id"] == "models/lab/h100box"
+    assert row["baseline_system_id"] == "v4.0/lab/h100box"
     assert row["speedup"] == pytest.approx(21.0 / 8.4)
     assert row["comparable"] is False
 
 
 def test_round_gains_compare_a_class_with_its_previous_round(shared):
-    (row,) = rows(shared, "round_gains", "models-later")
+    (row,) = rows(shared, "round_gains", "v4.1")
     assert "B200" in row["accelerator_model"] and row["accelerators"] == 8
-    assert (row["earlier_round"], row["earlier_system_id"]) == ("models", "models/lab/b200box")
+    assert (row["earlier_round"], row["earlier_system_id"]) == ("v4.0", "v4.0/lab/b200box")
     assert row["speedup"] == pytest.approx(10.5 / 8.4)
     assert 10.0 / 8.8 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
     assert row["speedup_ci_high"] <= 11.0 / 8.0 and row["within_noise"] is False
-    assert rows(shared, "round_gains", "models") == []  # the first round of every class
+    assert rows(shared, "round_gains", "v4.0") == []  # the first round of every class
 
 
 def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):
