@@ -52,9 +52,10 @@ def table(names: list[str], rows: list[Any], types: dict[str, str]) -> Table:
 
 @cache
 def bootstrap_params() -> Table:
-    """One row: seed, resamples and level of the percentile bootstrap (parameters.yml)."""
+    """One row: seed, resamples, level and least runs of the percentile bootstrap
+    (parameters.yml)."""
     boot = _doc("parameters.yml")["bootstrap"]
-    types = {"seed": INT, "resamples": INT, "level": FLOAT}
+    types = {"seed": INT, "resamples": INT, "level": FLOAT, "min_runs": INT}
     return table(list(types), [[boot[name] for name in types]], types)
 
 

@@ -27,7 +27,8 @@ paired AS (
 ),
 boot AS (
     -- earlier time / later time over the runs of both configurations
-    SELECT p.config_id, bootstrap_ratio(y.minutes, x.minutes) AS ci
+    SELECT p.config_id, bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high, x.minutes, x.dropped_low,
+        x.dropped_high) AS ci
     FROM paired AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.earlier_config_id

@@ -70,9 +70,14 @@ boot AS (
     -- both kinds)
     SELECT
         p.config_id, p.kind,
-        bootstrap_ratio(
+        -- times: the round's scoring rule over both sides' runs; throughputs: plain means
+        bootstrap_score_ratio(
             CASE p.kind WHEN 'strong' THEN y.minutes ELSE x.throughput_samples_per_s END,
-            CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END
+            CASE p.kind WHEN 'strong' THEN y.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN y.dropped_high ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END,
+            CASE p.kind WHEN 'strong' THEN x.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN x.dropped_high ELSE 0 END
         ) AS ci
     FROM todo AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id

@@ -74,7 +74,8 @@ SELECT
     coalesce(a.absent_configurations, 0) AS absent_configurations,
     coalesce(a.absent_logs, 0) AS absent_logs
 FROM (
-    SELECT p.*, bootstrap_ratio(y.minutes, x.minutes) AS ci
+    SELECT p.*, bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high, x.minutes, x.dropped_low,
+        x.dropped_high) AS ci
     FROM pairs AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.other_config_id

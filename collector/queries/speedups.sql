@@ -85,7 +85,9 @@ candidates AS (
 boot AS (
     -- baseline time / time over the runs of both configurations, once per pair of
     -- configurations (two baselines often name the same configuration)
-    SELECT p.config_id, p.baseline_config_id, bootstrap_ratio(y.minutes, x.minutes) AS ci
+    SELECT p.config_id, p.baseline_config_id,
+        bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high, x.minutes, x.dropped_low,
+        x.dropped_high) AS ci
     FROM (SELECT DISTINCT config_id, baseline_config_id FROM candidates) AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id

@@ -77,3 +77,81 @@ def test_speedups_never_cross_a_definition(wh):
         "ON c.config_id = s.config_id WHERE b.definition IS DISTINCT FROM c.definition",
     )
     assert crossed == []
+
+
+def test_model_ratios_are_ratios_of_official_scores(wh):
+    """v5.1 RetinaNet, 8 accelerators: B200 against H200 is the ratio of the two systems'
+    official scores (about 1.57), never of plain means of runs."""
+    (row,) = rows(
+        wh,
+        "SELECT * FROM site_model_ratios WHERE round = 'v5.1' AND benchmark = 'retinanet' "
+        "AND model = 'NVIDIA B200' AND other_model = 'NVIDIA H200' AND accelerators = 8",
+    )
+    score = dict(
+        wh.sql(
+            "SELECT system_id, score_minutes FROM scores WHERE round = 'v5.1' "
+            "AND benchmark = 'retinanet'"
+        ).fetchall()
+    )
+    assert row["minutes"] == pytest.approx(score[row["system_id"]], rel=1e-12)
+    assert row["speedup"] == pytest.approx(
+        score[row["other_system_id"]] / score[row["system_id"]], rel=1e-12
+    )
+    assert row["speedup"] == pytest.approx(1.572, abs=0.002)
+    assert row["speedup_ci_low"] <= row["speedup"] <= row["speedup_ci_high"]
+
+
+def test_deadline_fit_reads_the_official_score(wh):
+    """256 x B200 on Llama 3.1 405B: the score is 256.3 min (the mean of its runs, 239.6 min,
+    would fit four hours)."""
+    got = rows(
+        wh,
+        "SELECT deadline_hours, minutes FROM deadline_fit WHERE benchmark = 'llama31_405b' "
+        "AND system = 'hpg.dgxb200x8.n32'",
+    )
+    assert {r["deadline_hours"] for r in got} == {8.0}
+    assert got[0]["minutes"] == pytest.approx(256.33, abs=0.01)
+
+
+def test_every_time_compared_is_an_official_score(wh):
+    """configurations, which every ranking, ratio and fit reads, holds the scores of runs."""
+    differ = rows(
+        wh,
+        "SELECT c.* FROM configurations AS c JOIN scores AS s ON s.source = c.source "
+        "AND s.round = c.round AND s.system_id = c.system_id AND s.division = c.division "
+        "AND s.benchmark = c.benchmark AND s.precision IS NOT DISTINCT FROM c.precision "
+        "AND s.interconnect IS NOT DISTINCT FROM c.interconnect "
+        "AND s.accelerators IS NOT DISTINCT FROM c.accelerators "
+        "WHERE c.runs > 0 AND NOT (c.minutes IS NOT DISTINCT FROM s.score_minutes "
+        "OR abs(c.minutes - s.score_minutes) <= 1e-9 * s.score_minutes)",
+    )
+    assert differ == []
+
+
+def test_intervals_come_from_three_runs_and_hold_their_point(wh):
+    for table, point, low, high, runs in (
+        ("scores", "score_minutes", "score_ci_low_minutes", "score_ci_high_minutes",
+         "len(scored_minutes)"),
+        ("configurations", "minutes", "minutes_ci_low", "minutes_ci_high", "runs"),
+    ):  # fmt: skip
+        bad = rows(
+            wh,
+            f"SELECT * FROM {table} WHERE {low} IS NOT NULL AND ({runs} < 3 "
+            f"OR {point} < {low} * (1 - 1e-9) OR {point} > {high} * (1 + 1e-9))",
+        )
+        assert bad == [], table
+
+
+def test_interconnect_deltas_are_like_for_like(wh):
+    """v1.0 DLRM: NVSwitch systems of one submitter never against another's PCIe system."""
+    published = rows(
+        wh,
+        "SELECT * FROM interconnect_delta WHERE kind = 'measured' AND gain IS NOT NULL "
+        "AND submitter <> baseline_submitter",
+    )
+    assert published == []
+    withheld = rows(
+        wh,
+        "SELECT * FROM interconnect_delta WHERE kind = 'measured' AND gain IS NULL",
+    )
+    assert withheld and all(r["withheld_reason"] for r in withheld)
