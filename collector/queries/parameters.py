@@ -71,6 +71,20 @@ def definitions() -> Table:
 
 
 @cache
+def comparison_rules() -> dict[str, Table]:
+    """Which official results a model ratio may rest on (comparisons.yml): one row of rules,
+    and the submitters that are an accelerator vendor's own."""
+    doc = _doc("comparisons.yml")
+    rules = doc["model_ratios"]
+    types = {"divisions": TEXTS, "not_available": TEXTS, "min_submitters": INT}
+    vendors = doc["vendor_submitters"]
+    return {
+        "model_ratio_rules": table(list(types), [rules], types),
+        "vendor_submitters": table(vendors["columns"], vendors["rows"], {}),
+    }
+
+
+@cache
 def deadlines() -> Table:
     """The deadlines of deadline_fit, in hours (parameters.yml)."""
     hours = [[float(h)] for h in _doc("parameters.yml")["deadlines_hours"]]
@@ -171,6 +185,7 @@ def tables() -> dict[str, Callable[[], Table]]:
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
         "benchmark_definitions": definitions,
+        **{name: partial(_one, comparison_rules, name) for name in COMPARISON_TABLES},
         "baselines": baselines,
         "accelerator_models": accelerators,
         **{name: partial(_one, datasets, name) for name in DATASET_TABLES},
@@ -184,6 +199,7 @@ def tables() -> dict[str, Callable[[], Table]]:
 DATASET_TABLES = ("dataset_sizes", "quality_targets", "per_accelerator_batch")
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
 WORD_TABLES = ("accelerator_names", "link_names")
+COMPARISON_TABLES = ("model_ratio_rules", "vendor_submitters")
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:

@@ -155,3 +155,56 @@ def test_interconnect_deltas_are_like_for_like(wh):
         "SELECT * FROM interconnect_delta WHERE kind = 'measured' AND gain IS NULL",
     )
     assert withheld and all(r["withheld_reason"] for r in withheld)
+
+
+def test_model_ratios_compare_closed_available_corroborated_results_only(wh):
+    """No "B200 33.5x MI300X" (BERT v5.0: the only MI300X result is one third party's box on
+    its own framework) and no "A100 1.08x H100" (MiniGo v2.1: the H100 was a preview)."""
+    assert (
+        rows(
+            wh,
+            "SELECT * FROM site_model_ratios WHERE other_model LIKE '%MI300X%' "
+            "AND benchmark = 'bert'",
+        )
+        == []
+    )
+    assert rows(wh, "SELECT * FROM site_model_ratios WHERE benchmark = 'minigo'") == []
+    (bert,) = rows(wh, "SELECT * FROM site_model_ratios WHERE benchmark = 'bert'")
+    assert bert["left_out_configurations"] == 1
+    assert "MI300X" in bert["left_out_reasons"]
+    preview = rows(
+        wh,
+        "SELECT r.* FROM site_model_ratios AS r JOIN store.systems AS s "
+        "ON s.system_id IN (r.system_id, r.other_system_id) "
+        "WHERE lower(s.availability) SIMILAR TO '.*(preview|research).*'",
+    )
+    assert preview == []
+
+
+def test_ties_are_never_ranked(wh):
+    """A ratio within the benchmark's allowed variance is a tie; one-server leaders whose
+    runner-up is within it are tied for fastest."""
+    untied = rows(
+        wh,
+        "SELECT * FROM site_model_ratios WHERE NOT tied AND speedup - 1 <= variance_pct / 100",
+    )
+    assert untied == []
+    leaders = rows(
+        wh,
+        "SELECT s.*, (SELECT min(o.score_minutes) FROM site_scores AS o "
+        "WHERE o.evidence = s.evidence AND o.benchmark = s.benchmark AND o.round = s.round "
+        "AND o.one_server IS NOT DISTINCT FROM s.one_server AND o.rank_in_class = 2) AS second "
+        "FROM site_scores AS s WHERE s.rank_in_class = 1 AND s.tied_in_class = 1",
+    )
+    for r in leaders:
+        if r["second"] is not None:
+            assert r["second"] > r["score_minutes"] * (1 + r["variance_pct"] / 100), r
+    (retinanet,) = {
+        r["tied_in_class"]
+        for r in rows(
+            wh,
+            "SELECT tied_in_class FROM site_scores WHERE evidence = 'official' AND round = 'v5.1' "
+            "AND benchmark = 'retinanet' AND one_server AND rank_in_class = 1",
+        )
+    }
+    assert retinanet > 1  # 21.5 to 22.3 min on 8 x B200: none is the fastest
