@@ -124,6 +124,9 @@ def datasets() -> dict[str, Table]:
         "per_accelerator_batch": table(
             doc["per_accelerator_batch_columns"], doc["per_accelerator_batch"], {}
         ),
+        "convolutional_benchmarks": table(
+            ["benchmark"], [[b] for b in doc.get("convolutional", [])], {}
+        ),
     }
 
 
@@ -196,7 +199,12 @@ def tables() -> dict[str, Callable[[], Table]]:
     }
 
 
-DATASET_TABLES = ("dataset_sizes", "quality_targets", "per_accelerator_batch")
+DATASET_TABLES = (
+    "dataset_sizes",
+    "quality_targets",
+    "per_accelerator_batch",
+    "convolutional_benchmarks",
+)
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
 WORD_TABLES = ("accelerator_names", "link_names")
 COMPARISON_TABLES = ("model_ratio_rules", "vendor_submitters")
