@@ -208,3 +208,37 @@ def test_ties_are_never_ranked(wh):
         )
     }
     assert retinanet > 1  # 21.5 to 22.3 min on 8 x B200: none is the fastest
+
+
+def test_projection_check_is_out_of_sample(wh):
+    """No submission is projected from its own timings: each borrows those of other
+    submitters on the same accelerator model, count and round."""
+    got = rows(wh, "SELECT * FROM projection_check")
+    assert got
+    submitters = dict(
+        wh.sql(
+            "SELECT DISTINCT system_id, submitter FROM store.runs WHERE source = 'official'"
+        ).fetchall()
+    )
+    for r in got:
+        donors = r["donor_system_ids"]
+        assert r["system_id"] not in donors
+        assert all(submitters[d] != submitters[r["system_id"]] for d in donors)
+
+
+def test_anchored_projection_is_checked_on_pairs_of_official_results(wh):
+    """ResNet-50, H100 and H200: each official result projected from the other model's, with
+    the ratio of the shipped local runs' throughputs; measured here: median |error| 8.3%,
+    90th percentile 9.3%, 30 pairs."""
+    (total,) = rows(wh, "SELECT * FROM projection_anchor_error WHERE benchmark = 'all'")
+    assert total["pairs"] == 30
+    assert total["median_abs_error_pct"] == pytest.approx(8.26, abs=0.01)
+    assert total["p90_abs_error_pct"] == pytest.approx(9.33, abs=0.01)
+    assert total["median_abs_error_pct"] <= 10  # the goal
+    for r in rows(wh, "SELECT * FROM projection_anchor_check"):
+        assert r["target_system_id"] != r["anchor_system_id"]
+        assert r["projected_minutes"] == pytest.approx(
+            r["anchor_minutes"]
+            * r["anchor_local_samples_per_s_per_accelerator"]
+            / r["target_local_samples_per_s_per_accelerator"]
+        )

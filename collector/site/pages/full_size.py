@@ -50,6 +50,8 @@ def scaling_points(rows: list[Row]) -> list[Row]:
     several = len({r["precision"] for r in rows}) > 1
     points: dict[tuple, Row] = {}
     for r in rows:
+        if r["efficiency_pct"] is None:  # withheld: not a point on a chart
+            continue
         title = settings().benchmark(r["benchmark"]).title
         series = f"{title} ({r['precision']})" if several else title
         link = r["link"] or "not recorded"
