@@ -242,3 +242,20 @@ def test_anchored_projection_is_checked_on_pairs_of_official_results(wh):
             * r["anchor_local_samples_per_s_per_accelerator"]
             / r["target_local_samples_per_s_per_accelerator"]
         )
+
+
+def test_local_runs_are_anchored_on_the_nearest_official_result(wh):
+    """A local H200 ResNet-50 run is anchored on the official H200 result; a local Mask R-CNN
+    H200 run, with no official H200 result, on the H100's, through the two local rates."""
+    got = rows(wh, "SELECT * FROM projection_anchored")
+    resnet = [r for r in got if r["benchmark"] == "resnet" and r["accelerator_model"] == "H200-SXM"]
+    assert resnet and all(r["anchor_model"] == "H200-SXM" for r in resnet)
+    mask = [r for r in got if r["benchmark"] == "maskrcnn" and r["accelerator_model"] == "H200-SXM"]
+    assert mask and all(r["anchor_model"] == "H100-SXM" for r in mask)
+    for r in got:
+        assert r["projected_minutes"] == pytest.approx(
+            r["anchor_minutes"]
+            * r["anchor_local_samples_per_s_per_accelerator"]
+            / r["samples_per_s_per_accelerator"]
+        )
+    assert not [r for r in got if r["benchmark"] == "ssd"]  # local SSD-ResNet34 is no RetinaNet
