@@ -126,7 +126,7 @@ SELECT
     o.rate AS official_samples_per_s_per_accelerator,
     o.logged_rate AS official_logged_samples_per_s_per_accelerator,
     o.rate * t.tokens_per_sample AS official_tokens_per_s_per_accelerator,
-    o.minutes AS official_minutes,
+    sc.score_minutes AS official_minutes,
     o.log_path AS official_log_path,
     l.throughput_samples_per_s / l.accelerators / o.rate AS official_fraction,
     CASE
@@ -142,6 +142,15 @@ FROM local_runs AS l
 LEFT JOIN measured AS m USING (run_id)
 LEFT JOIN ceilings AS c ON c.system_id = l.system_id AND c.precision = l.precision
 LEFT JOIN official AS o USING (benchmark, accelerator_model)
+LEFT JOIN (
+    -- the reference configuration's official score (olympic mean x RCP factor), not a mean
+    SELECT system_id, benchmark, accelerators, min(score_minutes) AS score_minutes
+    FROM scores
+    WHERE source = 'official' AND score_minutes IS NOT NULL
+    GROUP BY ALL
+) AS sc
+    ON sc.system_id = o.system_id AND sc.benchmark = o.benchmark
+    AND sc.accelerators = o.accelerators
 LEFT JOIN dataset_sizes AS d USING (benchmark)
 LEFT JOIN workloads AS w USING (benchmark)
 LEFT JOIN token_benchmarks AS t USING (benchmark)

@@ -259,3 +259,17 @@ def test_local_runs_are_anchored_on_the_nearest_official_result(wh):
             / r["samples_per_s_per_accelerator"]
         )
     assert not [r for r in got if r["benchmark"] == "ssd"]  # local SSD-ResNet34 is no RetinaNet
+
+
+def test_local_runs_are_set_against_official_scores(wh):
+    """The official reference of a full-size run (and the language models' projections from
+    it) reads the reference configuration's official score, not a mean of its runs."""
+    got = rows(
+        wh,
+        "SELECT f.official_minutes, s.score_minutes FROM throughput_fractions AS f "
+        "JOIN scores AS s ON s.system_id = f.official_system_id AND s.benchmark = f.benchmark "
+        "AND s.accelerators = f.official_accelerators WHERE f.official_minutes IS NOT NULL",
+    )
+    assert got
+    for r in got:
+        assert r["official_minutes"] == pytest.approx(r["score_minutes"], rel=1e-12)
