@@ -13,9 +13,19 @@ WITH spread AS (
     GROUP BY ALL
 ),
 named AS (
-    SELECT s.*, n.model, n.vendor
+    SELECT
+        s.*, n.model, n.vendor,
+        -- preview and research systems are not for sale: labelled wherever they are shown
+        CASE WHEN s.source <> 'official' THEN NULL
+             WHEN lower(sy.availability) LIKE '%preview%' THEN 'preview'
+             WHEN lower(sy.availability) LIKE '%research%' THEN 'research'
+             ELSE 'available' END AS availability
     FROM scores AS s
     LEFT JOIN accelerator_words AS n ON n.accelerator = s.accelerator
+    LEFT JOIN (
+        SELECT system_id, source, string_agg(DISTINCT availability, ', ') AS availability
+        FROM store.systems GROUP BY ALL
+    ) AS sy ON sy.system_id = s.system_id AND sy.source = s.source
 ),
 described AS (
     SELECT
@@ -78,7 +88,7 @@ SELECT
     evidence_kind(evidence, scale) AS kind,
     source, scale, round, submitter, division, system_id, system, benchmark, definition,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
-    precision, hardware,
+    precision, hardware, availability,
     concat_ws(' · ', hardware, submitter || ' ' || CASE WHEN source = 'local' THEN 'suite ' ELSE ''
         END || round) AS label,
     runs_total, runs_converged, runs_used, score_minutes, score_ci_low_minutes,

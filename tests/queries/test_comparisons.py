@@ -273,3 +273,12 @@ def test_local_runs_are_set_against_official_scores(wh):
     assert got
     for r in got:
         assert r["official_minutes"] == pytest.approx(r["score_minutes"], rel=1e-12)
+
+
+def test_preview_systems_are_labelled_where_scores_are_shown(wh):
+    (row,) = rows(
+        wh,
+        "SELECT availability FROM site_scores WHERE system_id = 'v2.1/NVIDIA/dgxh100_preview' "
+        "AND benchmark = 'minigo'",
+    )
+    assert row["availability"] == "preview"
