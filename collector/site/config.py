@@ -53,7 +53,9 @@ def settings() -> Settings:
     )
     variance = {d["benchmark"]: d["variance_pct"] for d in parameters.definitions().rows}
     benchmarks = {
-        name: Benchmark(name, b["title"], b["family"], float(variance.get(name, 5.0)))
+        name: Benchmark(
+            name, b["title"], b["family"], float(variance.get(name, b.get("variance_pct", 5.0)))
+        )
         for name, b in doc["benchmarks"].items()
     }
     return Settings(
