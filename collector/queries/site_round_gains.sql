@@ -33,7 +33,10 @@ SELECT
     submitter AS new_submitter, system AS new_system, hardware AS new_hardware,
     score_minutes AS new_minutes, old_minutes / score_minutes AS speedup,
     old_fastest_minutes / slowest_minutes AS speedup_low,
-    old_slowest_minutes / fastest_minutes AS speedup_high
+    old_slowest_minutes / fastest_minutes AS speedup_high,
+    -- within the benchmark's allowed run-to-run variance either way: neither round is faster
+    old_minutes / score_minutes <= 1 + variance_pct / 100
+        AND score_minutes / old_minutes <= 1 + variance_pct / 100 AS tied
 FROM paired
 WHERE old_round IS NOT NULL
 ORDER BY evidence DESC, benchmark, class, round_order

@@ -282,3 +282,13 @@ def test_preview_systems_are_labelled_where_scores_are_shown(wh):
         "AND benchmark = 'minigo'",
     )
     assert row["availability"] == "preview"
+
+
+def test_round_gains_within_the_variance_are_ties(wh):
+    got = rows(wh, "SELECT * FROM site_round_gains")
+    for r in got:
+        within = max(r["speedup"], 1 / r["speedup"]) <= 1 + 2.5 / 100
+        if within:
+            assert r["tied"], r
+        if max(r["speedup"], 1 / r["speedup"]) > 1.05:
+            assert not r["tied"], r
