@@ -26,6 +26,7 @@ def page(data: SiteData) -> Sheet:
         for t in LINKED
     }
     rows["site_language_models"] = data.rows("site_language_models")
+    rows["projection_anchored"] = data.rows("projection_anchored")
     refs: dict[str, tuple[ChartRef, ...]] = {}
     for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):
         mine = [r for r in rows["full_size_scaling"] if r["submitter"] == server]
