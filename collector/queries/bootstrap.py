@@ -18,6 +18,14 @@ NULL elements are left out. NULL or empty lists, lists holding an infinite value
 value and a ratio of two one-value lists give NULL; a one-value side beside a side of several
 values is held fixed. A resampled denominator of 0 gives an infinite end; a ratio that is 0 / 0
 in any resample has no interval (NULL).
+
+bootstrap_score(values DOUBLE[], low BIGINT, high BIGINT) and bootstrap_score_ratio(numerator,
+low, high, denominator, low, high) are the same percentile bootstrap of the round's scoring rule
+rather than of a plain mean: each resample of n runs (the same draws) is sorted and averaged
+without its `low` fastest and `high` slowest values (MLPerf's olympic mean; pass the times
+already multiplied by the RCP factor). A list of fewer than `min_runs` values (parameters.yml:
+3) has no interval, nor does one that leaves no value to average; in a ratio, both sides need
+them.
 """
 
 from __future__ import annotations
@@ -112,10 +120,92 @@ def _intervals(
     )
 
 
-def functions(seed: int, resamples: int, level: float) -> dict[str, Callable[..., pa.StructArray]]:
-    """The Arrow functions bootstrap_mean and bootstrap_ratio for one set of parameters."""
-    if resamples < 1 or not 0 < level < 1:
-        raise ValueError(f"bootstrap needs resamples >= 1 and 0 < level < 1: {resamples}, {level}")
+def _trimmed(
+    lists: Lists, rows: np.ndarray, drop: tuple[int, int], seed: int, side: int, out: np.ndarray
+) -> None:
+    """out = resampled olympic means of the lists at `rows`, all of one size n: each resample
+    sorted and averaged without its drop[0] least and drop[1] greatest values."""
+    starts, sizes, values = lists
+    n = int(sizes[rows[0]])
+    block = values[starts[rows, None] + np.arange(n)]  # each row ascending
+    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (out.shape[1], n))
+    draws.sort(axis=1)  # the values are ascending: sorted positions give sorted resamples
+    kept = draws[:, drop[0] : n - drop[1]]
+    out[:] = block[:, kept].mean(axis=2)
+
+
+def _score_intervals(
+    sides: list[tuple[Lists, np.ndarray, np.ndarray]],
+    min_runs: int,
+    seed: int,
+    resamples: int,
+    level: float,
+) -> pa.StructArray:
+    """The nearest-rank interval of the olympic mean of one list, or of the ratio of two lists'
+    olympic means (each side: its lists, and the values dropped at the low and high end)."""
+    lo = max(1, math.ceil(resamples * (1 - level) / 2 - 1e-9))
+    hi = min(resamples, math.ceil(resamples * (1 + level) / 2 - 1e-9))
+    rows_n = len(sides[0][1])
+    defined = np.ones(rows_n, dtype=bool)
+    for (_, sizes, _), low_drop, high_drop in sides:
+        defined &= (sizes >= min_runs) & (sizes - low_drop - high_drop >= 1)
+        defined &= (low_drop >= 0) & (high_drop >= 0)
+    low, high = np.full(rows_n, np.nan), np.full(rows_n, np.nan)
+    todo = np.flatnonzero(defined)
+    shapes = np.stack(
+        [col[todo] for lists, a, b in sides for col in (lists[1], a, b)], axis=1
+    ).astype(np.int64)
+    groups = np.unique(shapes, axis=0, return_inverse=True)[1].ravel()
+    stats = np.empty((min(CHUNK_ROWS, todo.size), resamples))
+    other = np.empty_like(stats)
+    for group in range(groups.max(initial=-1) + 1):
+        members = todo[groups == group]
+        for start in range(0, members.size, CHUNK_ROWS):
+            rows = members[start : start + CHUNK_ROWS]
+            first = rows[0]
+            for side, (lists, a, b) in enumerate(sides):
+                buf = (stats if side == 0 else other)[: rows.size]
+                _trimmed(lists, rows, (int(a[first]), int(b[first])), seed, side, buf)
+            got = stats[: rows.size]
+            if len(sides) == 2:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    got = got / other[: rows.size]
+            got = np.sort(got, axis=1)  # NaN last
+            low[rows], high[rows] = got[:, lo - 1], got[:, hi - 1]
+            low[rows[np.isnan(got[:, -1])]] = np.nan
+    return pa.StructArray.from_arrays(
+        [pa.array(low), pa.array(high)], fields=list(INTERVAL), mask=pa.array(np.isnan(low))
+    )
+
+
+def _counts(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """An integer column as int64, NULL as -1 (which leaves no interval)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks else pa.array([], pa.int64())
+    return np.asarray(column.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def functions(
+    seed: int, resamples: int, level: float, min_runs: int = 3
+) -> dict[str, Callable[..., pa.StructArray]]:
+    """The Arrow functions bootstrap_mean, bootstrap_ratio, bootstrap_score and
+    bootstrap_score_ratio for one set of parameters."""
+    if resamples < 1 or not 0 < level < 1 or min_runs < 1:
+        raise ValueError(
+            f"bootstrap needs resamples >= 1, 0 < level < 1 and min_runs >= 1: "
+            f"{resamples}, {level}, {min_runs}"
+        )
+
+    def bootstrap_score(values, low, high) -> pa.StructArray:  # noqa: ANN001
+        side = (_lists(values), _counts(low), _counts(high))
+        return _score_intervals([side], min_runs, seed, resamples, level)
+
+    def bootstrap_score_ratio(top, top_low, top_high, bottom, bottom_low, bottom_high):  # noqa: ANN001, ANN202
+        sides = [
+            (_lists(top), _counts(top_low), _counts(top_high)),
+            (_lists(bottom), _counts(bottom_low), _counts(bottom_high)),
+        ]
+        return _score_intervals(sides, min_runs, seed, resamples, level)
 
     def bootstrap_mean(values: pa.Array | pa.ChunkedArray) -> pa.StructArray:
         lists = _lists(values)
@@ -129,16 +219,32 @@ def functions(seed: int, resamples: int, level: float) -> dict[str, Callable[...
         defined = (n >= 1) & (m >= 1) & ((n >= 2) | (m >= 2))
         return _intervals([top, bottom], defined, seed, resamples, level)
 
-    return {"bootstrap_mean": bootstrap_mean, "bootstrap_ratio": bootstrap_ratio}
+    return {
+        "bootstrap_mean": bootstrap_mean,
+        "bootstrap_ratio": bootstrap_ratio,
+        "bootstrap_score": bootstrap_score,
+        "bootstrap_score_ratio": bootstrap_score_ratio,
+    }
 
 
 def register(con: duckdb.DuckDBPyConnection, params: parameters.Table | None = None) -> None:
-    """Create bootstrap_mean and bootstrap_ratio on `con`, with the parameters of
-    parameters.yml (or of a one-row table with seed, resamples and level)."""
+    """Create bootstrap_mean, bootstrap_ratio, bootstrap_score and bootstrap_score_ratio on
+    `con`, with the parameters of parameters.yml (or of a one-row table with seed, resamples,
+    level and optionally min_runs)."""
     row = (params or parameters.bootstrap_params()).to_pylist()[0]
     doubles = duckdb.list_type(duckdb.sqltype("DOUBLE"))
+    count = duckdb.sqltype("BIGINT")
     interval = duckdb.struct_type({"low": "DOUBLE", "high": "DOUBLE"})
-    fns = functions(int(row["seed"]), int(row["resamples"]), float(row["level"]))
+    fns = functions(
+        int(row["seed"]), int(row["resamples"]), float(row["level"]), int(row.get("min_runs", 3))
+    )
+    arguments = {
+        "bootstrap_mean": [doubles],
+        "bootstrap_ratio": [doubles] * 2,
+        "bootstrap_score": [doubles, count, count],
+        "bootstrap_score_ratio": [doubles, count, count] * 2,
+    }
     for name, fn in fns.items():
-        arguments = [doubles] * (2 if name == "bootstrap_ratio" else 1)
-        con.create_function(name, fn, arguments, interval, type="arrow", null_handling="special")
+        con.create_function(
+            name, fn, arguments[name], interval, type="arrow", null_handling="special"
+        )

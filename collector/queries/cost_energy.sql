@@ -28,5 +28,6 @@ FROM configurations AS c
 LEFT JOIN accelerator_models AS m ON m.key = c.accelerator_key
 LEFT JOIN prices AS p ON p.accelerator_key = c.accelerator_key
 LEFT JOIN measured AS e ON e.config_id = c.config_id
-WHERE c.minutes IS NOT NULL AND c.accelerators > 0
+-- a configuration without a score keeps its measured energy, and no time, cost or bound
+WHERE (c.minutes IS NOT NULL OR e.measured_runs IS NOT NULL) AND c.accelerators > 0
 ORDER BY c.source, c.round, c.benchmark, c.system_id, c.accelerators, c.precision, c.config_id

@@ -1,68 +1,50 @@
--- interconnect_delta: NVLink or NVSwitch against PCIe or no peer-to-peer, for the same chip,
--- accelerator count, precision, framework, benchmark and proxy scale within one source, round
--- and division. Runs of all systems of a side are pooled; the rows name the systems and say
--- what else differs between the sides (confounders). Gains a study states against PCIe are
--- added as kind 'published'.
+-- interconnect_delta: NVLink or NVSwitch against PCIe or no peer-to-peer, like for like: two
+-- configurations of one submitter (for local runs, one host), source, round and division, with
+-- the same GPU die, accelerator count, node count, precision, framework, benchmark and proxy
+-- scale. The gain is the ratio of their official scores (configurations: olympic mean x RCP
+-- factor), its interval the round's rule over resamples of both sides' runs. Pairs that fail
+-- the rule keep a row with withheld_reason and no gain, so that pages can say how many were
+-- left out and why. Gains a study states against PCIe are added as kind 'published'.
 WITH members AS (
-    -- the configurations that can be pooled
     SELECT *
     FROM configurations
-    WHERE minutes IS NOT NULL AND chip IS NOT NULL AND accelerators > 1
+    WHERE chip IS NOT NULL AND accelerators > 1 AND runs > 0
         AND interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge', 'pcie', 'no-p2p')
-),
-pools AS (
-    SELECT
-        pool_id, any_value(source) AS source, any_value(round) AS round,
-        any_value(division) AS division, any_value(benchmark) AS benchmark,
-        any_value(chip) AS chip, any_value(accelerators) AS accelerators,
-        any_value(framework) AS framework, any_value(precision) AS precision,
-        any_value(scale) AS scale, any_value(interconnect) AS interconnect,
-        string_agg(DISTINCT system, ', ' ORDER BY system) AS systems,
-        -- a local run's submitter is the host it ran on (runs/local/<host>/)
-        string_agg(DISTINCT submitter, ', ' ORDER BY submitter) AS submitters,
-        string_agg(DISTINCT accelerator, ', ' ORDER BY accelerator) AS accelerator_models,
-        min(nodes) AS nodes_min, max(nodes) AS nodes_max, sum(runs) AS runs,
-        hash(any_value(source), any_value(round), any_value(division), any_value(benchmark),
-             any_value(chip), any_value(accelerators), any_value(framework),
-             any_value(precision), any_value(scale)) AS match_id
-    FROM members
-    GROUP BY pool_id
-),
-matches AS (
-    SELECT f.pool_id, s.pool_id AS baseline_pool_id
-    FROM pools AS f
-    JOIN pools AS s ON s.match_id = f.match_id
-    WHERE f.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge')
-        AND s.interconnect IN ('pcie', 'no-p2p')
-),
-pooled AS (
-    -- the runs of each pool that meets one of the other side, sorted by value (as in samples;
-    -- the other pools are never resampled), and their mean over the ordered list: the same
-    -- sum order on any number of threads
-    SELECT pool_id, samples, list_avg(samples) AS minutes
-    FROM (
-        SELECT m.pool_id, list_sort(flatten(list(s.minutes))) AS samples
-        FROM members AS m
-        JOIN samples AS s USING (config_id)
-        WHERE m.pool_id IN (
-            SELECT pool_id FROM matches UNION SELECT baseline_pool_id FROM matches)
-        GROUP BY m.pool_id
-    )
+        AND source IN ('official', 'local')
 ),
 pairs AS (
     SELECT
-        f.*, fp.minutes, s.pool_id AS baseline_pool_id,
-        s.interconnect AS baseline_interconnect, s.systems AS baseline_systems,
-        s.submitters AS baseline_submitters,
-        s.accelerator_models AS baseline_accelerator_models,
-        s.nodes_min AS baseline_nodes_min, s.nodes_max AS baseline_nodes_max,
-        s.runs AS baseline_runs, sp.minutes AS baseline_minutes, sp.minutes / fp.minutes AS gain,
-        bootstrap_ratio(sp.samples, fp.samples) AS ci
-    FROM matches AS m
-    JOIN pools AS f ON f.pool_id = m.pool_id
-    JOIN pools AS s ON s.pool_id = m.baseline_pool_id
-    JOIN pooled AS fp ON fp.pool_id = m.pool_id
-    JOIN pooled AS sp ON sp.pool_id = m.baseline_pool_id
+        f.*, s.config_id AS baseline_config_id, s.interconnect AS baseline_interconnect,
+        s.submitter AS baseline_submitter, s.system AS baseline_system,
+        s.accelerator AS baseline_accelerator, s.nodes AS baseline_nodes,
+        s.runs AS baseline_runs, s.minutes AS baseline_minutes,
+        CASE
+            WHEN f.submitter <> s.submitter
+                THEN 'different submitters: the systems differ in more than the link'
+            WHEN f.nodes IS DISTINCT FROM s.nodes THEN 'different node counts'
+            WHEN f.minutes IS NULL OR s.minutes IS NULL
+                THEN 'a side has no score: ' || coalesce(f.unscorable_reason, s.unscorable_reason)
+        END AS withheld_reason
+    FROM members AS f
+    JOIN members AS s
+        ON s.source = f.source AND s.round = f.round
+        AND s.division IS NOT DISTINCT FROM f.division AND s.benchmark = f.benchmark
+        AND s.chip = f.chip AND s.accelerators = f.accelerators
+        AND s.framework IS NOT DISTINCT FROM f.framework
+        AND s.precision IS NOT DISTINCT FROM f.precision
+        AND s.scale IS NOT DISTINCT FROM f.scale
+    WHERE f.interconnect IN ('nvlink', 'nvswitch', 'nvlink-bridge')
+        AND s.interconnect IN ('pcie', 'no-p2p')
+),
+boot AS (
+    SELECT
+        p.config_id, p.baseline_config_id,
+        bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high, x.minutes,
+            x.dropped_low, x.dropped_high) AS ci
+    FROM pairs AS p
+    LEFT JOIN samples AS x ON x.config_id = p.config_id
+    LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id
+    WHERE p.withheld_reason IS NULL
 ),
 stated AS (
     SELECT
@@ -74,30 +56,30 @@ stated AS (
 )
 SELECT
     'measured' AS kind, p.source, p.round, p.division, p.benchmark, p.chip, p.accelerators,
-    p.framework, p.precision, p.scale, p.interconnect, p.baseline_interconnect, p.systems,
-    p.baseline_systems, p.accelerator_models, p.baseline_accelerator_models, p.runs,
-    p.baseline_runs, p.minutes, p.baseline_minutes, p.gain,
-    p.ci.low AS gain_ci_low, p.ci.high AS gain_ci_high,
-    p.ci.low <= 1 AND p.ci.high >= 1 AS within_noise,
-    nullif(concat_ws('; ',
-        CASE WHEN p.accelerator_models <> p.baseline_accelerator_models
-             THEN 'accelerator models differ' END,
-        CASE WHEN p.nodes_min <> p.baseline_nodes_min OR p.nodes_max <> p.baseline_nodes_max
-             THEN format('nodes {}-{} vs {}-{}', p.nodes_min, p.nodes_max,
-                         p.baseline_nodes_min, p.baseline_nodes_max) END,
-        -- local runs name a system per interconnect mode: one host with peer-to-peer on and off
-        -- differs in the link alone
-        CASE WHEN p.source = 'local' AND p.submitters <> p.baseline_submitters
-             THEN 'different hosts'
-             WHEN p.source <> 'local' AND p.systems <> p.baseline_systems
-             THEN 'different systems' END), '')
-        AS confounders,
-    NULL AS published_row_id, NULL AS qualifiers
+    p.framework, p.precision, p.scale, p.interconnect, p.baseline_interconnect,
+    p.submitter, p.baseline_submitter, p.system AS systems, p.baseline_system AS baseline_systems,
+    p.accelerator AS accelerator_models, p.baseline_accelerator AS baseline_accelerator_models,
+    p.runs, p.baseline_runs, p.minutes, p.baseline_minutes,
+    CASE WHEN p.withheld_reason IS NULL THEN p.baseline_minutes / p.minutes END AS gain,
+    b.ci.low AS gain_ci_low, b.ci.high AS gain_ci_high,
+    b.ci.low <= 1 AND b.ci.high >= 1 AS within_noise,
+    CASE WHEN p.withheld_reason IS NULL THEN nullif(concat_ws('; ',
+        CASE WHEN p.accelerator <> p.baseline_accelerator THEN 'accelerator models differ' END,
+        -- local runs name a system per interconnect mode: one host with peer-to-peer on and
+        -- off differs in the link alone
+        CASE WHEN p.source <> 'local' AND p.system <> p.baseline_system
+             THEN 'different systems' END), '') END AS confounders,
+    p.withheld_reason, NULL AS published_row_id, NULL AS qualifiers,
+    p.config_id, p.baseline_config_id
 FROM pairs AS p
+LEFT JOIN boot AS b
+    ON b.config_id = p.config_id AND b.baseline_config_id = p.baseline_config_id
 UNION ALL
 SELECT
     'published', 'published', study, NULL, benchmark, NULL, accelerators, framework,
-    precision, NULL, interconnect, 'pcie', coalesce(system, accelerator), NULL, accelerator,
-    NULL, NULL, NULL, NULL, NULL, stated_gain, NULL, NULL, NULL, baseline, row_id, qualifiers
+    precision, NULL, interconnect, 'pcie', study, study, coalesce(system, accelerator), NULL,
+    accelerator, NULL, NULL, NULL, NULL, NULL, stated_gain, NULL, NULL, NULL, baseline, NULL,
+    row_id, qualifiers, NULL, NULL
 FROM stated
-ORDER BY kind, source, round, benchmark, chip, accelerators, precision, interconnect
+ORDER BY kind, source, round, benchmark, chip, accelerators, precision, interconnect,
+    withheld_reason NULLS FIRST, systems, baseline_systems

@@ -96,6 +96,7 @@ SELECT
     hash(u.source, u.round, u.division, u.benchmark, models.chip, u.accelerators,
          u.framework, u.precision, u.interconnect, u.scale) AS pool_id,
     u.source, u.round, u.division, u.submitter, u.system_id, u.system, u.benchmark,
+    benchmark_definition(u.benchmark, u.round) AS definition,
     u.accelerator, models.accelerator_key, models.chip, u.accelerators, u.nodes, u.framework,
     u.precision, u.interconnect, u.scale, u.batch_size, u.minutes, u.throughput_samples_per_s,
     u.evidence_id, u.qualifiers

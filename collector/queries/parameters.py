@@ -54,10 +54,36 @@ def table(names: list[str], rows: list[Any], types: dict[str, str]) -> Table:
 
 @cache
 def bootstrap_params() -> Table:
-    """One row: seed, resamples and level of the percentile bootstrap (parameters.yml)."""
+    """One row: seed, resamples, level and least runs of the percentile bootstrap
+    (parameters.yml)."""
     boot = _doc("parameters.yml")["bootstrap"]
-    types = {"seed": INT, "resamples": INT, "level": FLOAT}
+    types = {"seed": INT, "resamples": INT, "level": FLOAT, "min_runs": INT}
     return table(list(types), [[boot[name] for name in types]], types)
+
+
+@cache
+def definitions() -> Table:
+    """Benchmark definitions: what a benchmark name meant in the rounds it was used (benchmark,
+    data set, quality target, allowed run-to-run variance; definitions.yml). last_round is null
+    while the definition holds."""
+    doc = _doc("definitions.yml")
+    return table(
+        doc["columns"], doc["definitions"], {"quality_target": FLOAT, "variance_pct": FLOAT}
+    )
+
+
+@cache
+def comparison_rules() -> dict[str, Table]:
+    """Which official results a model ratio may rest on (comparisons.yml): one row of rules,
+    and the submitters that are an accelerator vendor's own."""
+    doc = _doc("comparisons.yml")
+    rules = doc["model_ratios"]
+    types = {"divisions": TEXTS, "not_available": TEXTS, "min_submitters": INT}
+    vendors = doc["vendor_submitters"]
+    return {
+        "model_ratio_rules": table(list(types), [rules], types),
+        "vendor_submitters": table(vendors["columns"], vendors["rows"], {}),
+    }
 
 
 @cache
@@ -107,6 +133,9 @@ def datasets() -> dict[str, Table]:
         "quality_targets": table(doc["target_columns"], doc["targets"], {"quality_target": FLOAT}),
         "per_accelerator_batch": table(
             doc["per_accelerator_batch_columns"], doc["per_accelerator_batch"], {}
+        ),
+        "convolutional_benchmarks": table(
+            ["benchmark"], [[b] for b in doc.get("convolutional", [])], {}
         ),
     }
 
@@ -177,6 +206,8 @@ def tables() -> dict[str, Callable[[], Table]]:
     return {
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
+        "benchmark_definitions": definitions,
+        **{name: partial(_one, comparison_rules, name) for name in COMPARISON_TABLES},
         "baselines": baselines,
         "accelerator_models": accelerators,
         **{name: partial(_one, datasets, name) for name in DATASET_TABLES},
@@ -188,10 +219,16 @@ def tables() -> dict[str, Callable[[], Table]]:
     }
 
 
-DATASET_TABLES = ("dataset_sizes", "quality_targets", "per_accelerator_batch")
+DATASET_TABLES = (
+    "dataset_sizes",
+    "quality_targets",
+    "per_accelerator_batch",
+    "convolutional_benchmarks",
+)
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
 WORD_TABLES = ("link_names",)
 ANSWER_TABLES = ("asked_counts", "model_siblings")
+COMPARISON_TABLES = ("model_ratio_rules", "vendor_submitters")
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:

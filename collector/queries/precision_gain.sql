@@ -35,9 +35,14 @@ boot AS (
     -- pairs, which come in whole batches: the pairs themselves come filtered, in part batches)
     SELECT
         p.config_id, p.baseline_config_id, p.kind,
-        bootstrap_ratio(
+        -- times: the round's scoring rule over both sides' runs; throughputs: plain means
+        bootstrap_score_ratio(
             CASE p.kind WHEN 'time' THEN y.minutes ELSE x.throughput_samples_per_s END,
-            CASE p.kind WHEN 'time' THEN x.minutes ELSE y.throughput_samples_per_s END
+            CASE p.kind WHEN 'time' THEN y.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'time' THEN y.dropped_high ELSE 0 END,
+            CASE p.kind WHEN 'time' THEN x.minutes ELSE y.throughput_samples_per_s END,
+            CASE p.kind WHEN 'time' THEN x.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'time' THEN x.dropped_high ELSE 0 END
         ) AS ci
     FROM (SELECT DISTINCT config_id, baseline_config_id, kind FROM pairs) AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id

@@ -162,7 +162,7 @@ def connect(
         "CREATE MACRO round_key(r) AS "
         "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
     )
-    for macro in _evidence_macros():
+    for macro in [*_evidence_macros(), _definition_macro()]:
         con.execute(f"CREATE MACRO {macro}")
     files = [str(p) for p in tables.values() if isinstance(p, Path)]
     con.execute("SET allowed_paths = $files", {"files": files})
@@ -189,6 +189,24 @@ def _evidence_macros() -> list[str]:
         "THEN ' ' || coalesce(scale, 'unknown scale') ELSE '' END",
         f"evidence_rank(key) AS {case('rank')}",
     ]
+
+
+def _definition_macro() -> str:
+    """benchmark_definition(benchmark, round): the definition (definitions.yml) a benchmark name
+    had in a round, null where none is known (a published study's round is not a round). A
+    plain expression, as the evidence macros, so that any table can carry it without a join."""
+    whens = []
+    for row in parameters.definitions().rows:
+        last = (
+            f" AND round_key(r) <= round_key({_literal(row['last_round'])})"
+            if row["last_round"]
+            else ""
+        )
+        whens.append(
+            f"WHEN b = {_literal(row['benchmark'])} AND round_key(r) >= "
+            f"round_key({_literal(row['first_round'])}){last} THEN {_literal(row['definition'])}"
+        )
+    return f"benchmark_definition(b, r) AS CASE {' '.join(whens)} END"
 
 
 def _literal(value: object) -> str:

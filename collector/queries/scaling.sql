@@ -70,9 +70,14 @@ boot AS (
     -- both kinds)
     SELECT
         p.config_id, p.kind,
-        bootstrap_ratio(
+        -- times: the round's scoring rule over both sides' runs; throughputs: plain means
+        bootstrap_score_ratio(
             CASE p.kind WHEN 'strong' THEN y.minutes ELSE x.throughput_samples_per_s END,
-            CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END
+            CASE p.kind WHEN 'strong' THEN y.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN y.dropped_high ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN x.minutes ELSE y.throughput_samples_per_s END,
+            CASE p.kind WHEN 'strong' THEN x.dropped_low ELSE 0 END,
+            CASE p.kind WHEN 'strong' THEN x.dropped_high ELSE 0 END
         ) AS ci
     FROM todo AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
@@ -125,14 +130,28 @@ SELECT
     CASE c.kind WHEN 'strong' THEN c.baseline_value END AS baseline_minutes,
     CASE c.kind WHEN 'weak' THEN c.baseline_value END AS baseline_throughput_samples_per_s,
     c.speedup, c.ci.low AS speedup_ci_low, c.ci.high AS speedup_ci_high,
-    100 * c.speedup * c.baseline_accelerators / c.accelerators AS efficiency_pct,
-    100 * c.ci.low * c.baseline_accelerators / c.accelerators AS efficiency_ci_low_pct,
-    100 * c.ci.high * c.baseline_accelerators / c.accelerators AS efficiency_ci_high_pct,
+    -- above 100% of linear only where the interval of the runs lies above it
+    CASE WHEN NOT c.superlinear THEN 100 * c.speedup * c.baseline_accelerators / c.accelerators
+        END AS efficiency_pct,
+    CASE WHEN NOT c.superlinear THEN 100 * c.ci.low * c.baseline_accelerators / c.accelerators
+        END AS efficiency_ci_low_pct,
+    CASE WHEN NOT c.superlinear THEN 100 * c.ci.high * c.baseline_accelerators / c.accelerators
+        END AS efficiency_ci_high_pct,
     c.ci.low <= 1 AND c.ci.high >= 1 AS within_noise,
     matched.value AS published_speedup,
     100 * (c.speedup - matched.value) / matched.value AS published_diff_pct,
-    coalesce(matched.row_id, c.published_row_ids) AS published_row_ids, c.qualifiers
-FROM computed AS c
+    coalesce(matched.row_id, c.published_row_ids) AS published_row_ids, c.qualifiers,
+    CASE WHEN c.superlinear
+        THEN 'efficiency above 100% of linear without runs whose interval lies above it'
+    END AS withheld_reason
+FROM (
+    SELECT
+        *,
+        source <> 'published' AND speedup * baseline_accelerators / accelerators > 1 + 1e-9
+            AND NOT coalesce(ci.low * baseline_accelerators / accelerators > 1, false)
+            AS superlinear
+    FROM computed
+) AS c
 LEFT JOIN matched ON matched.config_id = c.config_id AND matched.kind = c.kind
 UNION ALL
 SELECT
@@ -145,7 +164,7 @@ SELECT
     NULL, NULL,
     CASE s.metric WHEN 'speedup' THEN 100 * s.value / s.accelerators ELSE s.value END,
     NULL, NULL, NULL, CASE s.metric WHEN 'speedup' THEN s.value END, NULL, s.row_id,
-    s.qualifiers
+    s.qualifiers, NULL
 FROM stated AS s
 WHERE s.row_id NOT IN (SELECT row_id FROM matched)
 ORDER BY kind DESC, source, round, benchmark, accelerator, precision, interconnect,

@@ -103,39 +103,56 @@ scored AS (
             END) AS kept
         FROM grouped
     )
+),
+final AS (
+    SELECT
+        source, round, submitter, division, system_id, system, benchmark,
+        benchmark_definition(benchmark, round) AS definition,
+        nullif(precision_key, '') AS precision, nullif(interconnect_key, '') AS interconnect,
+        accelerator, nullif(accelerators_key, -1) AS accelerators, nodes, scale, runs_total,
+        runs_converged,
+        CASE WHEN reason IS NULL THEN runs_in_mean ELSE 0 END AS runs_used,
+        CASE WHEN reason IS NULL THEN list_avg(middle) / 60 END AS raw_score_minutes,
+        rcp_scaling_factor,
+        CASE WHEN reason IS NULL THEN list_avg(middle) / 60 * rcp_scaling_factor END
+            AS score_minutes,
+        reason AS unscorable_reason,
+        CASE WHEN reason IS NULL THEN scored END AS scored_minutes,
+        CASE WHEN reason IS NULL THEN dropped_each_end END AS dropped_low,
+        CASE WHEN reason IS NULL THEN dropped_each_end - (len(kept) - len(scored)) END
+            AS dropped_high,
+        -- the round's rule applied to resamples of the same runs (never from fewer than 3)
+        CASE WHEN reason IS NULL THEN bootstrap_score(
+            scored, dropped_each_end, dropped_each_end - (len(kept) - len(scored))) END AS ci
+    FROM (
+        SELECT
+            *,
+            CASE
+                WHEN runs_required IS NULL
+                    THEN format('no scoring rule for {} in {}', benchmark, round)
+                WHEN runs_total < runs_required
+                    THEN format('{} {} present, the rules require {}', runs_total,
+                                CASE runs_total WHEN 1 THEN 'run' ELSE 'runs' END, runs_required)
+                WHEN runs_scored IS NOT NULL AND runs_converged < runs_scored
+                    THEN format('{} runs converged, the rules score the first {}',
+                                runs_converged, runs_scored)
+                WHEN selection = 'all' AND runs_total - runs_converged > failed_allowed
+                    THEN format('{} of {} runs did not converge, the rules allow {}',
+                                runs_total - runs_converged, runs_total, failed_allowed)
+                WHEN runs_in_mean < 1
+                    THEN format('{} runs: too few to drop {} at each end', len(kept),
+                                dropped_each_end)
+                WHEN rcp_factors > 1
+                    THEN format('{} different RCP factors among its runs', rcp_factors)
+            END AS reason,
+            -- the converged runs the score averages or drops, in minutes times the RCP factor
+            -- (a run that did not converge is one of the slow end's dropped ones)
+            list_transform(list_filter(kept, lambda t: NOT isinf(t)), lambda t: t / 60 * CASE
+                WHEN rcp_factors > 1 THEN NULL ELSE rcp_scaling_factor END) AS scored
+        FROM scored
+    )
 )
 SELECT
-    source, round, submitter, division, system_id, system, benchmark,
-    nullif(precision_key, '') AS precision, nullif(interconnect_key, '') AS interconnect,
-    accelerator, nullif(accelerators_key, -1) AS accelerators, nodes, scale, runs_total,
-    runs_converged,
-    CASE WHEN reason IS NULL THEN runs_in_mean ELSE 0 END AS runs_used,
-    CASE WHEN reason IS NULL THEN list_avg(middle) / 60 END AS raw_score_minutes,
-    rcp_scaling_factor,
-    CASE WHEN reason IS NULL THEN list_avg(middle) / 60 * rcp_scaling_factor END
-        AS score_minutes,
-    reason AS unscorable_reason
-FROM (
-    SELECT
-        *,
-        CASE
-            WHEN runs_required IS NULL
-                THEN format('no scoring rule for {} in {}', benchmark, round)
-            WHEN runs_total < runs_required
-                THEN format('{} {} present, the rules require {}', runs_total,
-                            CASE runs_total WHEN 1 THEN 'run' ELSE 'runs' END, runs_required)
-            WHEN runs_scored IS NOT NULL AND runs_converged < runs_scored
-                THEN format('{} runs converged, the rules score the first {}',
-                            runs_converged, runs_scored)
-            WHEN selection = 'all' AND runs_total - runs_converged > failed_allowed
-                THEN format('{} of {} runs did not converge, the rules allow {}',
-                            runs_total - runs_converged, runs_total, failed_allowed)
-            WHEN runs_in_mean < 1
-                THEN format('{} runs: too few to drop {} at each end', len(kept),
-                            dropped_each_end)
-            WHEN rcp_factors > 1
-                THEN format('{} different RCP factors among its runs', rcp_factors)
-        END AS reason
-    FROM scored
-)
+    * EXCLUDE (ci), ci.low AS score_ci_low_minutes, ci.high AS score_ci_high_minutes
+FROM final
 ORDER BY source, round, submitter, system, benchmark, precision, interconnect, accelerators

@@ -18,12 +18,13 @@ WITH measured AS (
         gain_ci_high, system, accelerators, NULL, NULL, kind, NULL
     FROM precision_gain
     UNION ALL
-    -- pools of systems, not one: the precision and how the runs without NVLink ran
+    -- one submitter's pair of systems (withheld pairs have no gain): the NVLink side's system,
+    -- the precision and how the runs without NVLink ran
     SELECT
         'interconnect_delta', source, scale, round, benchmark, qualifiers, confounders,
-        (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, NULL,
+        (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, systems,
         accelerators, precision,
-        CASE interconnect WHEN 'pcie' THEN 'over PCIe'
+        CASE baseline_interconnect WHEN 'pcie' THEN 'over PCIe'
             WHEN 'no-p2p' THEN 'NVLink peer-to-peer disabled (traffic through host memory)' END,
         kind, NULL
     FROM interconnect_delta

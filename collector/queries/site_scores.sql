@@ -13,9 +13,19 @@ WITH spread AS (
     GROUP BY ALL
 ),
 named AS (
-    SELECT s.*, n.model, n.vendor
+    SELECT
+        s.*, n.model, n.vendor,
+        -- preview and research systems are not for sale: labelled wherever they are shown
+        CASE WHEN s.source <> 'official' THEN NULL
+             WHEN lower(sy.availability) LIKE '%preview%' THEN 'preview'
+             WHEN lower(sy.availability) LIKE '%research%' THEN 'research'
+             ELSE 'available' END AS availability
     FROM scores AS s
     LEFT JOIN accelerator_words AS n ON n.accelerator = s.accelerator
+    LEFT JOIN (
+        SELECT system_id, source, string_agg(DISTINCT availability, ', ') AS availability
+        FROM store.systems GROUP BY ALL
+    ) AS sy ON sy.system_id = s.system_id AND sy.source = s.source
 ),
 described AS (
     SELECT
@@ -29,8 +39,10 @@ described AS (
         END
         || coalesce(', ' || n.nodes || CASE WHEN n.nodes = 1 THEN ' node' ELSE ' nodes' END, '')
         || coalesce(', ' || l.words, '') AS hardware,
-        sp.fastest_minutes, sp.slowest_minutes
+        sp.fastest_minutes, sp.slowest_minutes, d.variance_pct
     FROM named AS n
+    LEFT JOIN benchmark_definitions AS d
+        ON d.definition = n.definition AND d.benchmark = n.benchmark
     LEFT JOIN link_names AS l ON l.interconnect = n.interconnect
     LEFT JOIN spread AS sp
         ON sp.source = n.source AND sp.round = n.round AND sp.system_id = n.system_id
@@ -38,6 +50,19 @@ described AS (
         AND sp.precision IS NOT DISTINCT FROM n.precision
         AND sp.interconnect IS NOT DISTINCT FROM n.interconnect
         AND sp.accelerators IS NOT DISTINCT FROM n.accelerators
+),
+placed AS (
+    -- tied with the fastest of its class: within the benchmark's allowed run-to-run variance
+    -- of it, or an interval that overlaps the fastest one's
+    SELECT
+        *,
+        CASE WHEN score_minutes IS NOT NULL THEN
+            score_minutes <= (1 + coalesce(variance_pct, 0) / 100) * min(score_minutes) OVER c
+            OR coalesce(score_ci_low_minutes
+                <= arg_min(score_ci_high_minutes, score_minutes) OVER c, false)
+        END AS tied_for_fastest
+    FROM described
+    WINDOW c AS (PARTITION BY evidence, benchmark, round, one_server)
 ),
 gaps AS (
     SELECT 'official' AS source, round, benchmark, system_id, sum(logs_missing) AS logs_missing
@@ -61,13 +86,18 @@ absent AS (
 SELECT
     evidence,
     evidence_kind(evidence, scale) AS kind,
-    source, scale, round, submitter, division, system_id, system, benchmark,
+    source, scale, round, submitter, division, system_id, system, benchmark, definition,
     accelerator, accelerator_model, vendor, accelerators, nodes, one_server, interconnect,
-    precision, hardware,
+    precision, hardware, availability,
     concat_ws(' · ', hardware, submitter || ' ' || CASE WHEN source = 'local' THEN 'suite ' ELSE ''
         END || round) AS label,
-    runs_total, runs_converged, runs_used, score_minutes, fastest_minutes,
-    slowest_minutes, unscorable_reason,
+    runs_total, runs_converged, runs_used, score_minutes, score_ci_low_minutes,
+    score_ci_high_minutes, fastest_minutes, slowest_minutes, unscorable_reason, variance_pct,
+    tied_for_fastest,
+    CASE WHEN score_minutes IS NOT NULL THEN
+        count(*) FILTER (WHERE tied_for_fastest) OVER (
+            PARTITION BY evidence, benchmark, round, one_server)
+    END AS tied_in_class,
     round = max_by(round, round_key(round)) FILTER (WHERE score_minutes IS NOT NULL)
         OVER (PARTITION BY evidence, benchmark) AS newest_round,
     CASE WHEN score_minutes IS NOT NULL THEN
@@ -86,7 +116,7 @@ SELECT
         AS absent_configurations,
     coalesce(CASE WHEN one_server THEN a.one_server_logs WHEN NOT one_server THEN a.at_scale_logs
         ELSE a.all_logs END, 0) AS absent_logs
-FROM described
+FROM placed
 LEFT JOIN gaps AS g USING (source, round, benchmark, system_id)
 LEFT JOIN absent AS a USING (source, round, benchmark)
 ORDER BY evidence_rank(evidence), benchmark,

@@ -49,6 +49,7 @@ system_matches AS (
     FROM system_bases AS base
     JOIN configs AS c
         ON c.benchmark = base.benchmark AND c.precision IS NOT DISTINCT FROM base.precision
+        AND c.definition IS NOT DISTINCT FROM base.definition
     WHERE base.config_id <> c.config_id
         AND (base.across_sources OR (base.source = c.source AND base.round = c.round
              AND base.division IS NOT DISTINCT FROM c.division))
@@ -66,6 +67,7 @@ model_matches AS (
         ON b.kind = 'model' AND list_contains(b.accelerator_keys, base.accelerator_key)
     JOIN configs AS c
         ON c.benchmark = base.benchmark AND c.accelerators = base.accelerators
+        AND c.definition IS NOT DISTINCT FROM base.definition
         AND c.source = base.source AND c.division IS NOT DISTINCT FROM base.division
         AND (b.across_rounds OR c.round = base.round)
     WHERE NOT list_contains(b.accelerator_keys, coalesce(c.accelerator_key, ''))
@@ -83,7 +85,9 @@ candidates AS (
 boot AS (
     -- baseline time / time over the runs of both configurations, once per pair of
     -- configurations (two baselines often name the same configuration)
-    SELECT p.config_id, p.baseline_config_id, bootstrap_ratio(y.minutes, x.minutes) AS ci
+    SELECT p.config_id, p.baseline_config_id,
+        bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high, x.minutes, x.dropped_low,
+        x.dropped_high) AS ci
     FROM (SELECT DISTINCT config_id, baseline_config_id FROM candidates) AS p
     LEFT JOIN samples AS x ON x.config_id = p.config_id
     LEFT JOIN samples AS y ON y.config_id = p.baseline_config_id

@@ -15,7 +15,9 @@
 -- (b) Achieved TFLOP/s = the FLOPs of one step per accelerator (the collector_run event's
 -- throughput block: torch's FLOP counter, or the model FLOPs a language model counts itself)
 -- x steps per second (samples/s / global batch); MFU = that over the accelerator's dense bf16
--- peak (peak_tflops), where known.
+-- peak (peak_tflops), where known. The ceiling fraction pairs a run only with a ceiling that
+-- bounds its work: not for convolutional workloads in fp32 (datasets.yml), whose cuDNN kernels
+-- the fp32 matmul ceiling does not bound.
 WITH workloads(benchmark, last_round, differs) AS (
     -- the newest round whose official benchmark of the name is the v0.5 workload
     VALUES
@@ -104,7 +106,14 @@ SELECT
     m.step_flops * l.throughput_samples_per_s / m.global_batch / 1e12
         AS achieved_tflops_per_accelerator,
     c.matmul_tflops AS matmul_ceiling_tflops,
-    achieved_tflops_per_accelerator / c.matmul_tflops AS ceiling_fraction,
+    CASE WHEN cv.benchmark IS NULL OR l.precision <> 'fp32'
+        THEN achieved_tflops_per_accelerator / c.matmul_tflops END AS ceiling_fraction,
+    CASE
+        WHEN cv.benchmark IS NOT NULL AND l.precision = 'fp32'
+            THEN 'fp32 convolutions run on cuDNN algorithms that the fp32 matmul ceiling does '
+                || 'not bound'
+        WHEN c.matmul_tflops IS NULL THEN 'no matmul ceiling measured on this system'
+    END AS ceiling_missing_reason,
     t.tokens_per_sample,
     l.throughput_samples_per_s / l.accelerators * t.tokens_per_sample
         AS tokens_per_s_per_accelerator,
@@ -117,7 +126,7 @@ SELECT
     o.rate AS official_samples_per_s_per_accelerator,
     o.logged_rate AS official_logged_samples_per_s_per_accelerator,
     o.rate * t.tokens_per_sample AS official_tokens_per_s_per_accelerator,
-    o.minutes AS official_minutes,
+    sc.score_minutes AS official_minutes,
     o.log_path AS official_log_path,
     l.throughput_samples_per_s / l.accelerators / o.rate AS official_fraction,
     CASE
@@ -133,8 +142,18 @@ FROM local_runs AS l
 LEFT JOIN measured AS m USING (run_id)
 LEFT JOIN ceilings AS c ON c.system_id = l.system_id AND c.precision = l.precision
 LEFT JOIN official AS o USING (benchmark, accelerator_model)
+LEFT JOIN (
+    -- the reference configuration's official score (olympic mean x RCP factor), not a mean
+    SELECT system_id, benchmark, accelerators, min(score_minutes) AS score_minutes
+    FROM scores
+    WHERE source = 'official' AND score_minutes IS NOT NULL
+    GROUP BY ALL
+) AS sc
+    ON sc.system_id = o.system_id AND sc.benchmark = o.benchmark
+    AND sc.accelerators = o.accelerators
 LEFT JOIN dataset_sizes AS d USING (benchmark)
 LEFT JOIN workloads AS w USING (benchmark)
 LEFT JOIN token_benchmarks AS t USING (benchmark)
+LEFT JOIN convolutional_benchmarks AS cv USING (benchmark)
 LEFT JOIN peak_tflops AS p ON p.accelerator_model = l.accelerator_model
 ORDER BY l.benchmark, l.precision, l.accelerator_model, l.accelerators, l.run_id

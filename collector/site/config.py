@@ -1,4 +1,6 @@
-"""The site's settings file (site.yml): benchmark titles and families, variance, Home's limits."""
+"""The site's settings file (site.yml): benchmark titles and families, Home's limits; each
+benchmark's allowed run-to-run variance comes from the benchmark definitions the queries rank
+by (collector/queries/definitions.yml), so that pages and tables state one rule."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from importlib import resources
 from typing import Any
 
 import yaml
+
+from collector.queries import parameters
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,11 @@ def settings() -> Settings:
     doc: dict[str, Any] = yaml.safe_load(
         resources.files("collector.site").joinpath("site.yml").read_text()
     )
+    variance = {d["benchmark"]: d["variance_pct"] for d in parameters.definitions().rows}
     benchmarks = {
-        name: Benchmark(name, b["title"], b["family"], float(b["variance_pct"]))
+        name: Benchmark(
+            name, b["title"], b["family"], float(variance.get(name, b.get("variance_pct", 5.0)))
+        )
         for name, b in doc["benchmarks"].items()
     }
     return Settings(

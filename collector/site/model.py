@@ -65,6 +65,10 @@ class FamilyFinding:
     one_server: Row | None
     at_scale: Row | None
     undescribed: Row | None  # fastest on a system of unknown node count
+    # the configurations tied for fastest with one_server / at_scale (themselves first): within
+    # the benchmark's allowed run-to-run variance, none of them is named the fastest
+    one_server_ties: tuple[Row, ...] = ()
+    at_scale_ties: tuple[Row, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@
       if (hw.indexOf("model:") === 0 && r.accelerator_model !== hw.slice(6)) return false;
       if (servers === "one" && r.one_server !== true) return false;
       if (servers === "several" && r.one_server !== false) return false;
-      if (precision && r.precision !== precision) return false;
+      // official results state no precision: a filter on it keeps them ("not stated")
+      if (precision && r.precision && r.precision !== precision) return false;
       return true;
     });
   }

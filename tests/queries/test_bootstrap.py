@@ -173,3 +173,25 @@ def test_parameters_are_checked():
         bootstrap.functions(seed=1, resamples=0, level=0.95)
     with pytest.raises(ValueError):
         bootstrap.functions(seed=1, resamples=100, level=1.5)
+
+
+def test_score_intervals_resample_the_olympic_mean():
+    """bootstrap_score draws as bootstrap_mean does, then sorts each resample and averages it
+    without the values the rule drops at each end."""
+    row = bootstrap_params().to_pylist()[0]
+    seed, resamples = row["seed"], row["resamples"]
+    values = [10.0, 11.0, 12.0, 13.0, 30.0]
+    draws = np.random.Generator(np.random.PCG64([seed, 5, 0])).integers(0, 5, (resamples, 5))
+    stats = np.sort(np.sort(values)[np.sort(draws, axis=1)][:, 1:4].mean(axis=1))
+    got = one(f"bootstrap_score({values}, 1, 1)")
+    assert [got["low"], got["high"]] == pytest.approx([stats[24], stats[974]], rel=1e-12)
+    assert got["low"] <= 12.0 <= got["high"]  # the score, mean of 11, 12 and 13
+
+
+def test_score_intervals_need_three_runs_and_a_value_left():
+    assert one("bootstrap_score([1.0, 2.0], 0, 0)") is None
+    assert one("bootstrap_score([1.0, 2.0, 3.0], 2, 1)") is None
+    assert one("bootstrap_score([5.0, 5.0, 5.0], 1, 1)") == {"low": 5.0, "high": 5.0}
+    assert one("bootstrap_score_ratio([6.0, 6.0, 6.0], 1, 1, [2.0, 3.0], 0, 0)") is None
+    ratio = one("bootstrap_score_ratio([6.0, 6.0, 6.0], 1, 1, [2.0, 2.0, 2.0], 1, 1)")
+    assert ratio == {"low": 3.0, "high": 3.0}

@@ -138,8 +138,11 @@ def _p2p():
     runs = [run("box_4x_default", 4, 40.0 + i, i) for i in range(3)]
     runs += [run("box_4x_no-p2p", 4, 42.0 + i, i, interconnect="no-p2p") for i in range(3)]
     runs += [run("box_2x_default", 2, 70.0 + i, i) for i in range(3)]
-    runs += [run("box_2x_no-p2p", 2, 72.0 + i, i, interconnect="no-p2p") for i in range(2)]
-    runs += [run("other_2x_no-p2p", 2, 73.0, 0, interconnect="no-p2p", submitter="other")]
+    runs += [run("box_2x_no-p2p", 2, 72.0 + i, i, interconnect="no-p2p") for i in range(3)]
+    runs += [
+        run("other_2x_no-p2p", 2, 73.0 + i, i, interconnect="no-p2p", submitter="other")
+        for i in range(3)
+    ]
     return runs
 
 
@@ -173,7 +176,7 @@ B200 = "NVIDIA B200-SXM-180GB"
 
 
 def official(system, accelerators, accelerator, times, submitter="lab"):
-    """Converged official closed runs of `system` on BERT."""
+    """Converged official closed runs of `system` on GPT-3 (three runs make a score)."""
     return [
         run(
             system,
@@ -182,7 +185,7 @@ def official(system, accelerators, accelerator, times, submitter="lab"):
             i,
             source="official",
             division="closed",
-            benchmark="bert",
+            benchmark="gpt3",
             accelerator=accelerator,
             submitter=submitter,
             precision=None,
@@ -221,8 +224,9 @@ SCENARIOS = {
     "baselines": _baselines,
     "deadlines": _deadlines,
     "cost": _cost,
-    "models": _models,
-    "models-later": _models_later,
+    # two rounds of one benchmark definition (GPT-3's, v3.0 to v4.1): round gains need one
+    "v4.0": _models,
+    "v4.1": _models_later,
 }
 
 
@@ -267,13 +271,13 @@ def test_empty_store_gives_empty_tables(store):
         assert sql(store, f"SELECT * FROM {name}").num_rows == 0, name
 
 
-def test_a_single_run_has_no_interval(shared):
+def test_a_single_run_has_no_score_and_no_comparison(shared):
+    """The round's rules score three runs at least: one run is no time to compare."""
     (config,) = rows(shared, "configurations", "single", "accelerators = 4")
-    assert config["runs"] == 1 and config["minutes"] == pytest.approx(30.0)
+    assert config["runs"] == 1 and config["minutes"] is None
     assert config["minutes_ci_low"] is None
-    (row,) = rows(shared, "scaling", "single")
-    assert row["speedup"] == pytest.approx(100 / 30)
-    assert row["speedup_ci_low"] is None and row["within_noise"] is None
+    assert config["unscorable_reason"] == "1 run present, the rules require 3"
+    assert rows(shared, "scaling", "single") == []
 
 
 def test_strong_scaling_with_interval_and_efficiency(shared):
@@ -282,8 +286,8 @@ def test_strong_scaling_with_interval_and_efficiency(shared):
     assert row["speedup"] == pytest.approx(100 / 27)
     assert row["efficiency_pct"] == pytest.approx(100 * 100 / 27 / 4)
     assert row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
-    # resampled means of 5 runs stay well inside the runs' range (98..102 and 26..28)
-    assert row["speedup_ci_low"] >= 98.6 / 27.4 and row["speedup_ci_high"] <= 101.4 / 26.6
+    # resampled olympic means of 5 runs stay inside the runs' range (98..102 and 26..28)
+    assert row["speedup_ci_low"] >= 98 / 28 and row["speedup_ci_high"] <= 102 / 26
     assert row["within_noise"] is False
     # the mean's interval of each side lies within its runs' range and contains its mean
     (base,) = rows(shared, "configurations", "strong", "accelerators = 1")
@@ -325,7 +329,7 @@ def test_precision_gain_pairs_the_same_hardware(shared):
     assert row["within_noise"] is False
 
 
-def test_interconnect_delta_pools_systems_and_names_confounders(shared):
+def test_interconnect_delta_pairs_configurations_and_names_confounders(shared):
     (row,) = rows(shared, "interconnect_delta", "interconnect")
     assert (row["systems"], row["baseline_systems"], row["chip"]) == ("nv", "pc", "GV100")
     assert row["gain"] == pytest.approx(51 / 41)
@@ -335,10 +339,24 @@ def test_interconnect_delta_pools_systems_and_names_confounders(shared):
 
 
 def test_one_local_host_with_and_without_p2p_has_no_confounder(shared):
-    got = {r["accelerators"]: r for r in rows(shared, "interconnect_delta", "p2p")}
-    assert (got[4]["interconnect"], got[4]["baseline_interconnect"]) == ("nvlink", "no-p2p")
-    assert got[4]["gain"] == pytest.approx(43 / 41) and got[4]["confounders"] is None
-    assert got[2]["confounders"] == "different hosts"
+    got = {
+        (r["accelerators"], r["baseline_submitter"]): r
+        for r in rows(shared, "interconnect_delta", "p2p")
+    }
+    four = got[4, "lab"]
+    assert (four["interconnect"], four["baseline_interconnect"]) == ("nvlink", "no-p2p")
+    assert four["gain"] == pytest.approx(43 / 41) and four["confounders"] is None
+    assert got[2, "lab"]["gain"] == pytest.approx(73 / 71)
+
+
+def test_interconnect_delta_withholds_pairs_of_two_hosts_or_submitters(shared):
+    """Another host's no-p2p runs differ in more than the link: the pair is not published."""
+    other = [
+        r for r in rows(shared, "interconnect_delta", "p2p") if r["baseline_submitter"] == "other"
+    ]
+    (row,) = other
+    assert row["gain"] is None and row["gain_ci_low"] is None
+    assert row["withheld_reason"].startswith("different submitters")
 
 
 def test_speedups_name_their_baseline(shared):
@@ -366,14 +384,14 @@ def test_scaling_and_speedups_share_their_baseline_and_interval(shared):
 
 
 def test_model_speedups_at_equal_accelerator_count(shared):
-    got = rows(shared, "speedups", "models", "baseline_kind = 'model'")
+    got = rows(shared, "speedups", "v4.0", "baseline_kind = 'model'")
     within = {(r["baseline"], r["system"]): r for r in got}
     assert set(within) == {
         ("h100-sxm-same-count", "b200box"),
         ("h100-sxm-same-count-any-round", "b200box"),
     }
     row = within["h100-sxm-same-count", "b200box"]
-    assert row["baseline_system_id"] == "models/lab/h100box"  # the faster 8 x H100
+    assert row["baseline_system_id"] == "v4.0/lab/h100box"  # the faster 8 x H100
     assert (row["accelerators"], row["baseline_accelerators"]) == (8, 8)
     assert row["speedup"] == pytest.approx(21.0 / 10.5)
     assert 20.0 / 11.0 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
@@ -381,21 +399,21 @@ def test_model_speedups_at_equal_accelerator_count(shared):
 
 
 def test_model_speedups_across_rounds_say_they_are_not_comparable(shared):
-    (row,) = rows(shared, "speedups", "models-later", "baseline_kind = 'model'")
+    (row,) = rows(shared, "speedups", "v4.1", "baseline_kind = 'model'")
     assert row["baseline"] == "h100-sxm-same-count-any-round"
-    assert row["baseline_system_id"] == "models/lab/h100box"
+    assert row["baseline_system_id"] == "v4.0/lab/h100box"
     assert row["speedup"] == pytest.approx(21.0 / 8.4)
     assert row["comparable"] is False
 
 
 def test_round_gains_compare_a_class_with_its_previous_round(shared):
-    (row,) = rows(shared, "round_gains", "models-later")
+    (row,) = rows(shared, "round_gains", "v4.1")
     assert "B200" in row["accelerator_model"] and row["accelerators"] == 8
-    assert (row["earlier_round"], row["earlier_system_id"]) == ("models", "models/lab/b200box")
+    assert (row["earlier_round"], row["earlier_system_id"]) == ("v4.0", "v4.0/lab/b200box")
     assert row["speedup"] == pytest.approx(10.5 / 8.4)
     assert 10.0 / 8.8 <= row["speedup_ci_low"] < row["speedup"] < row["speedup_ci_high"]
     assert row["speedup_ci_high"] <= 11.0 / 8.0 and row["within_noise"] is False
-    assert rows(shared, "round_gains", "models") == []  # the first round of every class
+    assert rows(shared, "round_gains", "v4.0") == []  # the first round of every class
 
 
 def test_time_to_accuracy_follows_the_direction_of_each_metric(tmp_path):

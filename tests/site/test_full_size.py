@@ -120,3 +120,30 @@ def test_models_side_by_side_say_at_which_count_and_over_which_link() -> None:
     data = Data(full_size_ratios=[pair(1, None), pair(2, "no-p2p")])
     text = render("full_size.md.j2", full_size.page(data))
     assert cells(text, 2)[:2] == ["1", f"2, {NO_P2P}"]
+
+
+def test_a_withheld_efficiency_is_said_and_not_charted() -> None:
+    withheld = scaling_row("maskrcnn", 2, "nvlink", 0.0, withheld_reason="above 100% of linear")
+    withheld |= {"efficiency_pct": None, "efficiency_ci_low_pct": None,
+                 "efficiency_ci_high_pct": None}  # fmt: skip
+    data = Data(full_size_scaling=[scaling_row("gnmt", 2, "nvlink", 95.0), withheld])
+    sheet = full_size.page(data)
+    (ref,) = sheet.charts["h200-x4-full"]
+    points = [p for layer in ref.spec["layer"][1:] for p in layer["data"]["values"]]
+    assert all(p["value"] is not None for p in points)
+    text = render("full_size.md.j2", sheet)
+    assert "withheld: above 100% of linear" in text
+
+
+def test_anchored_projections_are_listed_with_their_checked_error() -> None:
+    row = {
+        "submitter": "h200-x1-full", "benchmark": "resnet", "accelerators": 1,
+        "accelerator_model": "H200-SXM", "interconnect": None,
+        "samples_per_s_per_accelerator": 6754.0, "anchor_model": "H100-SXM",
+        "anchor_system": "box", "anchor_round": "v4.0", "anchor_minutes": 13.5,
+        "projected_minutes": 11.2, "projected_accelerators": 8, "checked_pairs": 30,
+        "checked_median_abs_error_pct": 8.26,
+    }  # fmt: skip
+    data = Data(full_size_scaling=[], projection_anchored=[row])
+    text = render("full_size.md.j2", full_size.page(data))
+    assert "**11.2** (on 8) | 8.3%, 30 |" in text

@@ -4,6 +4,8 @@ its interval, how it was measured) and its measured comparisons charted (site_co
 
 from __future__ import annotations
 
+from collections import Counter
+
 from markupsafe import Markup
 
 from collector.queries import parameters, query
@@ -68,8 +70,17 @@ def page(data: SiteData) -> Sheet:
     observed = data.rows("site_comparisons")
     topics, made = [], {}
     for title, table, axis in TOPICS:
-        rows = [r for r in data.rows(table) if _read(table, r)]
-        topics.append({"title": title, "table": table, "tables": _tables(data, table, rows)})
+        read = [r for r in data.rows(table) if _read(table, r)]
+        rows = [r for r in read if not r.get("withheld_reason")]
+        withheld = Counter(r["withheld_reason"] for r in read if r.get("withheld_reason"))
+        topics.append(
+            {
+                "title": title,
+                "table": table,
+                "tables": _tables(data, table, rows),
+                "withheld": sorted(withheld.items()),
+            }
+        )
         made[table] = []
         for kind, dots in runs_of(r for r in observed if r["topic"] == table):
             t = phrase("compare_title", title=title, kind=kind)

@@ -26,6 +26,7 @@ def page(data: SiteData) -> Sheet:
         for t in LINKED
     }
     rows["site_language_models"] = data.rows("site_language_models")
+    rows["projection_anchored"] = data.rows("projection_anchored")
     refs: dict[str, tuple[ChartRef, ...]] = {}
     for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):
         mine = [r for r in rows["full_size_scaling"] if r["submitter"] == server]
@@ -50,6 +51,8 @@ def scaling_points(rows: list[Row]) -> list[Row]:
     several = len({r["precision"] for r in rows}) > 1
     points: dict[tuple, Row] = {}
     for r in rows:
+        if r["efficiency_pct"] is None:  # withheld: not a point on a chart
+            continue
         title = settings().benchmark(r["benchmark"]).title
         series = f"{title} ({r['precision']})" if several else title
         link = r["link"] or "not recorded"

@@ -48,6 +48,16 @@ def _family(key: str, official: list[Row], latest: str) -> FamilyFinding | None:
     first = {
         r["one_server"]: r for r in in_last if r["benchmark"] == bench and r["rank_in_class"] == 1
     }
+    ties = {
+        place: tuple(
+            sorted(
+                (r for r in in_last if r["benchmark"] == bench and r["one_server"] is place
+                 and r["tied_for_fastest"]),
+                key=lambda r: (r["score_minutes"], r["system_id"]),
+            )
+        )
+        for place in (True, False)
+    }  # fmt: skip
     return FamilyFinding(
         family=settings().family_title(key),
         benchmark=bench,
@@ -58,6 +68,8 @@ def _family(key: str, official: list[Row], latest: str) -> FamilyFinding | None:
         one_server=first.get(True),
         at_scale=first.get(False),
         undescribed=first.get(None),
+        one_server_ties=ties[True],
+        at_scale_ties=ties[False],
     )
 
 

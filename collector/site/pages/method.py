@@ -15,6 +15,7 @@ def page(data: SiteData) -> Sheet:
     """The generated half of the method: queries, rules and thresholds as the code has them."""
     rows = {
         "projection_error": data.rows("projection_error"),
+        "projection_anchor_error": data.rows("projection_anchor_error"),
         "rules": query.score_rules().to_pylist(),
         "benchmarks": [asdict(b) for b in settings().benchmarks.values()],
         "contracts": [asdict(c) for c in query.contracts().values()],
