@@ -114,8 +114,8 @@
       tr.appendChild(el("td", r.submitter));
     });
     // each cell names its column, so a phone can show a row as a card (answers.css)
-    Array.prototype.forEach.call(body.rows, function (tr) {
-      Array.prototype.forEach.call(tr.cells, function (td, i) { td.setAttribute("data-label", names[i]); });
+    Array.prototype.forEach.call(body.children, function (tr) {
+      Array.prototype.forEach.call(tr.children, function (td, i) { td.setAttribute("data-label", names[i]); });
     });
     var box = el("div", null, {"class": "guide-scroll"});
     box.appendChild(t);

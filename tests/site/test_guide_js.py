@@ -71,5 +71,5 @@ def test_a_precision_filter_keeps_official_results_which_state_none(tmp_path):
         capture_output=True, text=True, check=True, timeout=60,
     )  # fmt: skip
     text = json.loads(out.stdout)
-    assert "2 of 2 configurations train it within 4 h (240 min):" in text
+    assert "2 of 2 configurations train it within 4 h (240 min), fastest first:" in text
     assert "not stated" in text and "fp32" not in text
