@@ -9,6 +9,7 @@ import weakref
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from collector.ingest.check import mlperf_check
@@ -177,6 +178,7 @@ def test_interrupt_after_run_stop_keeps_the_logged_outcome(cpu_machine, tmp_path
     )
 
 
+@pytest.mark.slow
 def test_ddp_two_cpu_processes_with_gloo(cpu_machine, tmp_path):
     opts = Options(
         benchmarks=["ncf"], repeats=1, gpus=[2], out=tmp_path, ingest=False, ceilings=False
@@ -190,6 +192,7 @@ def test_ddp_two_cpu_processes_with_gloo(cpu_machine, tmp_path):
     assert mlperf_check(log, "0.7.0").ok
 
 
+@pytest.mark.slow
 def test_operations_kept_in_fp32_are_recorded_with_the_run(cpu_machine, tmp_path, monkeypatch):
     """A bf16 GNMT run on a CPU without bf16 kernels keeps its LSTMs in fp32, and its log says
     so in the collector_run event; other runs' events do not carry the key."""
@@ -231,6 +234,7 @@ def test_a_run_that_reaches_its_target_early_says_so_on_its_progress_line(cpu_ma
     assert f"{epoch}/{epoch}" in line
 
 
+@pytest.mark.slow
 def test_runs_of_one_configuration_share_their_workers_and_a_crash_spares_the_rest(
     cpu_machine, tmp_path
 ):

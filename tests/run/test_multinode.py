@@ -118,6 +118,7 @@ def test_multi_node_plan_names_and_collector_run(tmp_path, cpu_machine):
     assert [n["host"] for n in desc["collector"]["nodes"]] == ["a", "b"]
 
 
+@pytest.mark.slow
 def test_two_node_torchrun_job_trains_and_ingests_with_two_nodes(tmp_path):
     """Two torchrun 'nodes' on this host, each one process, rendezvous on 127.0.0.1."""
     out, store = tmp_path / "out", tmp_path / "store"

@@ -160,6 +160,7 @@ def _until_ready(ready: Path, ranks: int) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_an_interrupt_stops_workers_that_ignore_sigterm_within_the_grace_period(tmp_path):
     context = start(_deaf, 2, tmp_path)
     _until_ready(tmp_path, 2)
@@ -181,6 +182,7 @@ def _fail_once_ready(rank: int, ready: Path) -> None:
     _deaf(rank, ready)
 
 
+@pytest.mark.slow
 def test_a_failed_rank_brings_down_the_others_and_its_error_is_raised(tmp_path):
     context = start(_fail_once_ready, 2, tmp_path)
     began = time.monotonic()

@@ -54,6 +54,7 @@ def resume(out: Path, repeats: int, workers: int) -> str:
     return done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_sigterm_mid_run_then_resume(tmp_path: Path):
     proc = start(tmp_path, 1, 1)
     log = tmp_path / "results" / "testhost_1xcpu_fp32_none" / "ncf" / "result_0.txt"
@@ -70,6 +71,7 @@ def test_sigterm_mid_run_then_resume(tmp_path: Path):
     "how",
     ["SIGTERM to the command", "SIGINT to its process group"],
 )
+@pytest.mark.slow
 def test_a_signal_during_a_multi_process_run_ends_every_rank_within_30_s(tmp_path: Path, how):
     # Two data-parallel processes (gloo) per run, two runs; the signal comes during the second.
     proc = start(tmp_path, 2, 2)

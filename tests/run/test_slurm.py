@@ -102,6 +102,7 @@ def slurm_cluster(tmp_path_factory) -> Iterator[dict[str, str]]:
                 p.kill()
 
 
+@pytest.mark.slow
 def test_slurm_job_trains_and_its_logs_ingest(tmp_path, slurm_cluster):
     env = slurm_cluster
     out, store = tmp_path / "out", tmp_path / "store"

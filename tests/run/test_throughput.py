@@ -71,6 +71,7 @@ def test_a_throughput_block_without_window_steps_names_the_field():
         parse_suite(data, SUITE)
 
 
+@pytest.mark.slow
 def test_every_workload_logs_timed_windows(cpu_machine, tmp_path):
     opts = Options(
         scale="throughput", steps=1, warmup=1, out=tmp_path, ingest=False, ceilings=False

@@ -132,6 +132,7 @@ def test_a_suite_without_a_scale_says_which_it_has(cpu_machine, tmp_path):
         plan_runs(Options(suite="v5.1", scale="small", out=tmp_path), cpu_machine)
 
 
+@pytest.mark.slow
 def test_tiny_runs_sharded_over_two_processes_and_logs_the_rounds_keys(cpu_machine, tmp_path):
     opts = Options(suite="v5.1", gpus=[2], repeats=1, out=tmp_path, ingest=False, ceilings=False)
     results = run_suite(opts, cpu_machine, suite=small_suite()).results

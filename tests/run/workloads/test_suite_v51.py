@@ -262,6 +262,7 @@ def _dlrm_outputs(params: dict, rank: int, world: int) -> tuple[torch.Tensor, li
     return logits.detach(), grads
 
 
+@pytest.mark.slow
 def test_table_wise_model_parallelism_matches_one_process(tmp_path):
     params = tiny("dlrm_dcnv2")
     alone_logits, alone_grads = _dlrm_outputs(params, 0, 1)
@@ -289,6 +290,7 @@ def quick_suite():
     return replace(suite, benchmarks=kept, scales=("tiny",))
 
 
+@pytest.mark.slow
 def test_tiny_runs_over_two_processes_log_the_rounds_keys_and_ingest(cpu_machine, tmp_path):
     """A pipeline check (log, ingest, store), never evidence about hardware."""
     opts = Options(
