@@ -4,8 +4,8 @@
 -- with it off over with it on (the inverse of the throughput ratio, its interval inverted).
 -- Official: pairs of configurations of one submitter, round, division, die, accelerator count
 -- and node count that differ only in the interconnect class, one of them PCIe: the PCIe
--- configuration's MLPerf score over the linked one's, with the bootstrap interval of their
--- mean run times x the ratio of their RCP factors where both have three converged runs or more.
+-- configuration's MLPerf score over the linked one's, with the interval of the round's scoring
+-- rule over resamples of both configurations' runs where both have three converged runs or more.
 WITH local_pairs AS (
     SELECT
         'local full-size' AS evidence, f.benchmark, 'local' AS round, f.submitter,
@@ -32,8 +32,8 @@ official_pairs AS (
         a.runs_converged AS runs_with, b.runs_converged AS runs_without,
         b.score_minutes / a.score_minutes AS slowdown,
         CASE WHEN a.runs_converged >= 3 AND b.runs_converged >= 3
-            THEN bootstrap_ratio(y.minutes, x.minutes) END AS ci,
-        b.rcp_scaling_factor / a.rcp_scaling_factor AS rcp_ratio
+            THEN bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high,
+                x.minutes, x.dropped_low, x.dropped_high) END AS ci
     FROM site_answer_scores AS a
     JOIN site_answer_scores AS b
         ON b.round = a.round AND b.benchmark = a.benchmark AND b.submitter = a.submitter
@@ -51,7 +51,7 @@ UNION ALL
 SELECT
     evidence, benchmark, round, submitter, accelerator_model, accelerators, nodes, precision,
     link, without_link, run_id_with, run_id_without, system_id_with, system_id_without,
-    runs_with, runs_without, slowdown, ci.low * rcp_ratio, ci.high * rcp_ratio,
+    runs_with, runs_without, slowdown, ci.low, ci.high,
     'MLPerf score (olympic mean x RCP factor)'
 FROM official_pairs
 ORDER BY evidence DESC, benchmark, round_key(round) DESC, submitter, accelerators,

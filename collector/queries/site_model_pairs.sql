@@ -1,9 +1,9 @@
 -- site_model_pairs: any two accelerator models at an equal count on one server, in the newest
 -- official round of each benchmark, closed division and available systems only: per model the
 -- configuration with the best MLPerf score at that count, and for every ordered pair (a, b) how
--- many times as fast a trains as b (b's score / a's score), with the bootstrap interval of the
--- ratio of the two configurations' mean run times (bootstrap_ratio) scaled by the ratio of
--- their RCP factors; only where both configurations have three converged runs or more.
+-- many times as fast a trains as b (b's score / a's score), with the interval of the round's
+-- scoring rule over resamples of both configurations' runs (bootstrap_score_ratio, as every
+-- ratio of scores); only where both configurations have three converged runs or more.
 WITH newest AS (
     SELECT benchmark, max_by(round, round_key(round)) AS round
     FROM site_answer_scores
@@ -35,7 +35,8 @@ pairs AS (
         b.raw_score_minutes AS raw_b_minutes, b.rcp_scaling_factor AS rcp_b,
         b.configurations AS configurations_b, b.logs_url AS logs_url_b,
         CASE WHEN a.runs_converged >= 3 AND b.runs_converged >= 3
-            THEN bootstrap_ratio(y.minutes, x.minutes) END AS ci
+            THEN bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high,
+                x.minutes, x.dropped_low, x.dropped_high) END AS ci
     FROM best AS a
     JOIN best AS b
         ON b.benchmark = a.benchmark AND b.accelerators = a.accelerators
@@ -49,8 +50,8 @@ SELECT
     hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
     configurations_b, logs_url_b,
     score_b_minutes / score_a_minutes AS a_over_b_speed,
-    ci.low * rcp_b / rcp_a AS ci_low,
-    ci.high * rcp_b / rcp_a AS ci_high,
-    ci.low * rcp_b / rcp_a <= 1 AND ci.high * rcp_b / rcp_a >= 1 AS tie
+    ci.low AS ci_low,
+    ci.high AS ci_high,
+    ci.low <= 1 AND ci.high >= 1 AS tie
 FROM pairs
 ORDER BY benchmark, accelerators, model_a, model_b
