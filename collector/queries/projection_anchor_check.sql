@@ -8,32 +8,8 @@
 -- precision official submissions train in), each model's mean over its shipped runs; the
 -- workload must be the same model as the official benchmark (definitions.yml: a local SSD
 -- is SSD-ResNet34, which the official ssd of v2.0 on is not).
-WITH local AS (
-    SELECT
-        benchmark, accelerator_model, avg(samples_per_s_per_accelerator) AS rate,
-        count(*) AS runs
-    FROM throughput_fractions
-    WHERE accelerators = 1 AND precision = 'bf16' AND samples_per_s_per_accelerator > 0
-    GROUP BY ALL
-),
-models AS (
-    SELECT DISTINCT system_id, benchmark, accelerator_model
-    FROM store.runs
-    WHERE source = 'official' AND accelerator_model IS NOT NULL
-),
-official AS (
-    SELECT s.round, s.benchmark, s.definition, s.system_id, s.system, s.accelerators,
-        s.nodes, s.score_minutes, m.accelerator_model, l.rate, l.runs AS local_runs
-    FROM scores AS s
-    JOIN models AS m USING (system_id, benchmark)
-    JOIN local AS l USING (benchmark, accelerator_model)
-    JOIN benchmark_definitions AS od
-        ON od.definition = s.definition AND od.benchmark = s.benchmark
-    JOIN benchmark_definitions AS ld
-        ON ld.definition = benchmark_definition(s.benchmark, 'v0.5')
-        AND ld.benchmark = s.benchmark
-    WHERE s.source = 'official' AND s.division = 'closed' AND s.score_minutes IS NOT NULL
-        AND od.model = ld.model
+WITH official AS (
+    SELECT *, local_samples_per_s_per_accelerator AS rate FROM projection_anchors
 )
 SELECT
     t.benchmark, t.definition, t.round, t.accelerators, t.accelerator_model AS target_model,
