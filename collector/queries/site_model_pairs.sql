@@ -1,5 +1,6 @@
 -- site_model_pairs: any two accelerator models at an equal count on one server, in the newest
--- official round of each benchmark, closed division and available systems only: per model the
+-- official round of each benchmark, like for like as model_results states it (closed division,
+-- available systems, results corroborated or both from one submitter): per model the
 -- configuration with the best MLPerf score at that count, and for every ordered pair (a, b) how
 -- many times as fast a trains as b (b's score / a's score), with the interval of the round's
 -- scoring rule over resamples of both configurations' runs (bootstrap_score_ratio, as every
@@ -11,11 +12,12 @@ WITH newest AS (
     GROUP BY benchmark
 ),
 best AS (
-    SELECT a.*,
+    SELECT a.*, m.corroborated,
         count(*) OVER (PARTITION BY a.benchmark, a.accelerators, a.accelerator_model)
             AS configurations
     FROM site_answer_scores AS a
     JOIN newest USING (benchmark, round)
+    JOIN model_results AS m ON m.config_id = a.config_id AND m.excluded IS NULL
     WHERE a.available AND a.nodes = 1 AND a.accelerator_model IS NOT NULL
     QUALIFY row_number() OVER (
         PARTITION BY a.benchmark, a.accelerators, a.accelerator_model
@@ -41,6 +43,8 @@ pairs AS (
     JOIN best AS b
         ON b.benchmark = a.benchmark AND b.accelerators = a.accelerators
         AND b.accelerator_model <> a.accelerator_model
+        -- like for like (model_results): both models' results corroborated, or one submitter's
+        AND (a.corroborated AND b.corroborated OR a.submitter = b.submitter)
     LEFT JOIN samples AS x ON x.config_id = a.config_id
     LEFT JOIN samples AS y ON y.config_id = b.config_id
 )
