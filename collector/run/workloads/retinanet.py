@@ -25,7 +25,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from collector.run.types import Batch
-from collector.run.workloads.boxes import average_precision, decode, detections, encode, grid_boxes
+from collector.run.workloads.boxes import decode, detections, encode, grid_boxes
 from collector.run.workloads.scenes import SceneWorkload
 
 BOX_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -310,13 +310,7 @@ class RetinaNetWorkload(SceneWorkload):
 
     def quality(self, model: nn.Module) -> float:
         """mAP (IoU 0.5 at the proxy scales)."""
-        dets, gts = [], []
-        for batch in self.eval_batches():
-            x, boxes, labels = batch[:3]
-            dets += detect(*model(x))
-            for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
-                gts.append((lab[lab >= 0], b[lab >= 0]))
-        return average_precision(dets, gts, self.num_classes, self.thresholds)
+        return self.box_map(model, detect)
 
     def log_params(self) -> dict[str, Any]:
         """The round's logs state the per-accelerator batch beside the global one."""

@@ -7,6 +7,7 @@ padded to ``max_objects`` per image with label -1.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -14,7 +15,7 @@ import torch
 from collector.run.data.coco import coco_loaders
 from collector.run.types import RunContext, generator
 from collector.run.workloads.base import Workload
-from collector.run.workloads.boxes import COCO_THRESHOLDS
+from collector.run.workloads.boxes import COCO_THRESHOLDS, average_precision
 
 
 @torch.no_grad()
@@ -88,3 +89,16 @@ class SceneWorkload(Workload):
         n_train, n_eval = self.synthetic_sizes()
         scenes = synthetic_scenes(n_train + n_eval, p, self.num_classes, self.data_seed, ctx.device)
         self.hold_out(scenes[: 4 if self.masks else 3], n_eval)
+
+    def box_map(
+        self, model: torch.nn.Module, detect: Callable[..., Sequence[tuple[Any, Any, Any]]]
+    ) -> float:
+        """mAP of the boxes ``detect(*model(x))`` finds in the evaluation scenes (IoU 0.5 at
+        the proxy scales, COCO 0.5:0.95 at ``full``)."""
+        dets, gts = [], []
+        for batch in self.eval_batches():
+            x, boxes, labels = batch[:3]
+            dets += detect(*model(x))
+            for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
+                gts.append((lab[lab >= 0], b[lab >= 0]))
+        return average_precision(dets, gts, self.num_classes, self.thresholds)

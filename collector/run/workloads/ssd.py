@@ -18,7 +18,6 @@ from torch import nn
 from collector.run.types import Batch
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, conv_bn, init_weights
 from collector.run.workloads.boxes import (
-    average_precision,
     box_iou,
     decode,
     detections,
@@ -180,10 +179,4 @@ class SSDWorkload(SceneWorkload):
 
     def quality(self, model: nn.Module) -> float:
         """mAP (IoU 0.5 at the proxy scales, COCO 0.5:0.95 at ``full``)."""
-        dets, gts = [], []
-        for batch in self.eval_batches():
-            x, boxes, labels = batch[:3]
-            dets += detect(*model(x))
-            for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
-                gts.append((lab[lab >= 0], b[lab >= 0]))
-        return average_precision(dets, gts, self.num_classes, self.thresholds)
+        return self.box_map(model, detect)
