@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from collector.ingest import data as ingest_data
+from collector.ingest.rounds import rounds
 
 # DuckDB's types of the parameter columns; a column is VARCHAR unless its table says otherwise
 INT, FLOAT, BOOL, TEXTS = "BIGINT", "DOUBLE", "BOOLEAN", "VARCHAR[]"
@@ -73,6 +74,22 @@ def definitions() -> Table:
 
 
 @cache
+def quality_targets() -> Table:
+    """The quality target of each benchmark in each round its definition held (definitions.yml
+    over the rounds of collector/ingest/rounds.yml): one definition of each benchmark serves
+    every table that needs a target the logs do not state."""
+    names = [r.name for r in rounds()]
+    rows = []
+    for d in definitions().to_pylist():
+        if d["quality_target"] is None or d["first_round"] not in names:
+            continue
+        first = names.index(d["first_round"])
+        last = names.index(d["last_round"]) if d["last_round"] else len(names) - 1
+        rows += [[r, d["benchmark"], d["quality_target"]] for r in names[first : last + 1]]
+    return table(["round", "benchmark", "quality_target"], rows, {"quality_target": FLOAT})
+
+
+@cache
 def comparison_rules() -> dict[str, Table]:
     """Which official results a model ratio may rest on (comparisons.yml): one row of rules,
     and the submitters that are an accelerator vendor's own."""
@@ -124,13 +141,12 @@ def accelerators() -> Table:
 
 @cache
 def datasets() -> dict[str, Table]:
-    """Data set sizes, quality targets and per-accelerator batch rules (datasets.yml)."""
+    """Data set sizes, per-accelerator batch rules and convolutional workloads (datasets.yml)."""
     doc = _doc("datasets.yml")
     return {
         "dataset_sizes": table(
             doc["columns"], doc["datasets"], {"samples_per_epoch": INT, "projectable": BOOL}
         ),
-        "quality_targets": table(doc["target_columns"], doc["targets"], {"quality_target": FLOAT}),
         "per_accelerator_batch": table(
             doc["per_accelerator_batch_columns"], doc["per_accelerator_batch"], {}
         ),
@@ -207,6 +223,7 @@ def tables() -> dict[str, Callable[[], Table]]:
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
         "benchmark_definitions": definitions,
+        "quality_targets": quality_targets,
         **{name: partial(_one, comparison_rules, name) for name in COMPARISON_TABLES},
         "baselines": baselines,
         "accelerator_models": accelerators,
@@ -219,12 +236,7 @@ def tables() -> dict[str, Callable[[], Table]]:
     }
 
 
-DATASET_TABLES = (
-    "dataset_sizes",
-    "quality_targets",
-    "per_accelerator_batch",
-    "convolutional_benchmarks",
-)
+DATASET_TABLES = ("dataset_sizes", "per_accelerator_batch", "convolutional_benchmarks")
 LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
 WORD_TABLES = ("link_names",)
 ANSWER_TABLES = ("asked_counts", "model_siblings")
