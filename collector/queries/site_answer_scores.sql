@@ -20,9 +20,10 @@ logs AS (
 )
 SELECT
     s.benchmark, s.round, s.division, y.availability,
-    s.division = 'closed' AND y.availability IS NOT NULL
-        AND lower(y.availability) NOT LIKE '%preview%'
-        AND lower(y.availability) NOT LIKE '%research%' AS available,
+    -- like for like as comparisons.yml states it: its divisions, systems for sale
+    list_contains(r.divisions, s.division) AND y.availability IS NOT NULL
+        AND len(list_filter(r.not_available, lambda p: contains(lower(y.availability), p))) = 0
+        AS available,
     s.submitter, s.system_id, s.system, g.hardware, g.vendor, g.accelerator_model,
     s.accelerator, c.accelerator_key, c.chip, s.accelerators, s.nodes, g.one_server,
     s.interconnect, s.precision, s.runs_converged, s.runs_used, s.raw_score_minutes,
@@ -41,5 +42,6 @@ LEFT JOIN conf AS c
 LEFT JOIN logs AS k
     ON k.round = s.round AND k.system_id = s.system_id AND k.benchmark = s.benchmark
 LEFT JOIN quality_targets AS q ON q.round = s.round AND q.benchmark = s.benchmark
+CROSS JOIN model_ratio_rules AS r
 WHERE s.source = 'official' AND s.score_minutes IS NOT NULL
 ORDER BY s.benchmark, round_key(s.round) DESC, s.accelerators, s.score_minutes, s.system_id
