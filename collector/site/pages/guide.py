@@ -14,29 +14,22 @@ COLUMNS = (
     "benchmark", "title", "family", "evidence", "round", "hardware", "vendor",
     "accelerator_model", "accelerators", "nodes", "one_server", "precision", "score_minutes",
     "fastest_minutes", "slowest_minutes", "runs_used", "submitter", "system_id",
+    "raw_score_minutes", "rcp_scaling_factor",
 )  # fmt: skip
 
 
 def rows(data: SiteData) -> list[Row]:
     """The guide table (site_guide): one row per scored configuration that may answer a
     deadline, newest round first, then by time; an official one with its raw olympic mean
-    and RCP factor (site_answer_scores), so a deadline shows both."""
-    basis = {
-        (b["round"], b["system_id"], b["benchmark"]): b for b in data.rows("site_answer_scores")
-    }
-    out = []
-    for r in data.rows("site_guide"):
-        b = basis.get((r["round"], r["system_id"], r["benchmark"]), {})
-        out.append(
-            {
-                **{c: r.get(c) for c in COLUMNS},
-                "title": settings().benchmark(r["benchmark"]).title,
-                "family": settings().family_title(settings().benchmark(r["benchmark"]).family),
-                "raw_score_minutes": b.get("raw_score_minutes"),
-                "rcp_scaling_factor": b.get("rcp_scaling_factor"),
-            }
-        )
-    return out
+    and RCP factor, so a deadline shows both."""
+    return [
+        {
+            **{c: r.get(c) for c in COLUMNS},
+            "title": settings().benchmark(r["benchmark"]).title,
+            "family": settings().family_title(settings().benchmark(r["benchmark"]).family),
+        }
+        for r in data.rows("site_guide")
+    ]
 
 
 def page(data: SiteData) -> GuidePage:
