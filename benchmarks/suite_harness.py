@@ -58,10 +58,12 @@ def bare_windows(sess: engine.Session, batch: tuple, windows: int, steps: int) -
         engine._sync(workload.ctx.device)
         t0 = time.perf_counter()
         for _ in range(steps):
-            for mb in micro:
-                with sess.autocast():
-                    loss = workload.loss(model, mb)
-                (loss / len(micro)).backward()
+            for i, mb in enumerate(micro):
+                defer = i < len(micro) - 1 and hasattr(model, "no_sync")
+                with model.no_sync() if defer else contextlib.nullcontext():
+                    with sess.autocast():
+                        loss = workload.loss(model, mb)
+                    (loss / len(micro)).backward()
             if clip:
                 torch.nn.utils.clip_grad_norm_(trainable, float(clip), foreach=True)
             opt.step()
@@ -72,7 +74,7 @@ def bare_windows(sess: engine.Session, batch: tuple, windows: int, steps: int) -
     return rates
 
 
-def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path) -> None:
+def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path, profile: int) -> None:
     with engine.rank_device(rank, spec, world, port) as device:
         torch.set_num_threads(max(1, spec.threads))
         sess = engine.setup(spec, rank, world, device)
@@ -91,8 +93,31 @@ def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path) -> None:
         second = bare_windows(sess, batch, spec.max_epochs, spec.window_steps)
         if world > 1:
             dist.barrier()
+        table = profiled(sess, batch, profile) if profile else ""  # every rank steps
         if rank == 0:
             (out / "bare.json").write_text(json.dumps({"first": first, "second": second}))
+            (out / "profile.txt").write_text(table)
+
+
+def profiled(sess: engine.Session, batch: tuple, steps: int) -> str:
+    """The operators of ``steps`` steps ranked by their own GPU time, under torch.profiler,
+    with the steps' wall time and the GPU's busy time: where the step spends it."""
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    device = sess.workload.ctx.device
+    engine._sync(device)
+    t0 = time.perf_counter()
+    with torch.profiler.profile(activities=activities) as prof:
+        for _ in range(steps):
+            sess.step(batch)
+        engine._sync(device)
+    wall_ms = (time.perf_counter() - t0) * 1000 / steps
+    events = prof.key_averages()
+    # the kernels' own rows: an operator's row repeats the time of the kernels it launched
+    kernels = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
+    busy_ms = sum(e.self_device_time_total for e in kernels) / 1000 / steps
+    head = f"per step: wall {wall_ms:.1f} ms (profiled), GPU kernels {busy_ms:.1f} ms\n"
+    table = events.table(sort_by="self_cuda_time_total", row_limit=20, max_name_column_width=60)
+    return head + table
 
 
 def main() -> None:
@@ -103,6 +128,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=None, help="steps per window (suite's default)")
     ap.add_argument("--smoke", action="store_true", help="CPU: 2 processes, the tiny model")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default: temporary)")
+    ap.add_argument("--profile", type=int, default=0, help="then profile this many steps")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="suite-harness-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -125,7 +151,7 @@ def main() -> None:
         out=out,
     )
     (spec,) = plan_runs(opts, machine, suite)
-    spawn(worker, spec.workers, spec, spec.workers, free_port(), out)
+    spawn(worker, spec.workers, spec, spec.workers, free_port(), out, args.profile)
     bare = json.loads((out / "bare.json").read_text())
     harness, run = logged_rates(spec.log_path)
     both = bare["first"] + bare["second"]
@@ -140,6 +166,8 @@ def main() -> None:
     print(f"harness windows (samples/s):   {', '.join(f'{r:,.1f}' for r in harness)}")
     print(f"bare loop: {median_bare:,.1f} samples/s  harness: {median_harness:,.1f} samples/s")
     print(f"overhead: {(1 - median_harness / median_bare) * 100:+.2f}%  log: {spec.log_path}")
+    if args.profile:
+        print((out / "profile.txt").read_text())
 
 
 if __name__ == "__main__":

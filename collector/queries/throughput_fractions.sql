@@ -27,7 +27,10 @@ WITH workloads(benchmark, last_round, differs) AS (
         ('gnmt', NULL, NULL),
         ('transformer', NULL, NULL),
         ('ncf', NULL, NULL),
-        ('minigo', NULL, NULL)
+        ('minigo', NULL, NULL),
+        ('retinanet', NULL, NULL),
+        ('rgat', NULL, NULL),
+        ('dlrm_dcnv2', NULL, NULL)
 ),
 local_runs AS (
     SELECT

@@ -120,16 +120,28 @@ class Session:
         self.schedule = LambdaLR(self.opt, self.workload.lr_factor)
 
     def step(self, batch: Batch) -> None:
-        """One optimizer step on ``batch``, then the schedule's next learning rate."""
-        with self.autocast():
-            loss = self.workload.loss(self.model, batch)
+        """One optimizer step on ``batch``: the workload's micro-batches, each backward pass
+        accumulating its share of the gradient (under DDP reduced once, after the last), the
+        gradient norm clipped to ``max_grad_norm`` where the suite sets one, then the update
+        and the schedule's next learning rate."""
+        micro = self.workload.micro_batches(batch)
         self.opt.zero_grad(set_to_none=True)
+        for i, mb in enumerate(micro):
+            defer = i < len(micro) - 1 and hasattr(self.model, "no_sync")
+            with self.model.no_sync() if defer else contextlib.nullcontext():
+                with self.autocast():
+                    loss = self.workload.loss(self.model, mb) / len(micro)
+                (loss if self.scaler is None else self.scaler.scale(loss)).backward()
+        clip = self.workload.params.get("max_grad_norm")
+        if clip:
+            if self.scaler is not None:
+                self.scaler.unscale_(self.opt)
+            trainable = [p for p in self.model.parameters() if p.requires_grad]
+            torch.nn.utils.clip_grad_norm_(trainable, float(clip), foreach=True)
         if self.scaler is not None:
-            self.scaler.scale(loss).backward()
             self.scaler.step(self.opt)
             self.scaler.update()
         else:
-            loss.backward()
             self.opt.step()
         self.schedule.step()
 
@@ -164,26 +176,6 @@ def data_parallel(model: torch.nn.Module, device: torch.device, options: dict) -
     return ddp
 
 
-class ShardedSession(Session):
-    """A session over a sharded model (FSDP2): each step runs the workload's micro-batches,
-    each reducing its gradients so that they stay sharded, then clips the gradient norm to
-    ``max_grad_norm`` (where the suite sets one) before the update."""
-
-    def step(self, batch: Batch) -> None:
-        micro = self.workload.micro_batches(batch)
-        for mb in micro:
-            with self.autocast():
-                loss = self.workload.loss(self.model, mb) / len(micro)
-            loss.backward()
-        clip = self.workload.params.get("max_grad_norm")
-        if clip:
-            trainable = [p for p in self.model.parameters() if p.requires_grad]
-            torch.nn.utils.clip_grad_norm_(trainable, float(clip), foreach=True)
-        self.opt.step()
-        self.opt.zero_grad(set_to_none=True)
-        self.schedule.step()
-
-
 def wants_compile(params: dict, precision: str) -> bool:
     """``params['compile']``: true, or the list of precisions under which to compile."""
     flag = params.get("compile", False)
@@ -203,9 +195,7 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         compiled = wants_compile(spec.params, spec.precision)
         model, amp = sharded.build(spec, workload, world, device, compiled)
         autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
-        return ShardedSession(
-            workload, model, model, workload.make_optimizer(model), autocast, None
-        )
+        return Session(workload, model, model, workload.make_optimizer(model), autocast, None)
     model = workload.build_model().to(device)
     if ctx.channels_last and workload.convolutional:
         model = model.to(memory_format=torch.channels_last)
@@ -325,7 +315,7 @@ def converge(
 
 
 def step_flops(sess: Session, batch: Batch) -> int:
-    """Floating-point operations of one forward and backward pass on ``batch``, counted by
+    """Floating-point operations of one step's forward and backward passes on ``batch``, counted by
     torch's FLOP counter on the unwrapped, eager model (matrix products and convolutions;
     custom kernels such as RoIAlign are not counted), or the model FLOPs the workload counts
     itself (the language models). Leaves no gradients behind."""
@@ -334,7 +324,8 @@ def step_flops(sess: Session, batch: Batch) -> int:
         return counted
     counter = FlopCounterMode(display=False)
     with counter, sess.autocast():
-        sess.workload.loss(sess.raw, batch).backward()
+        for mb in sess.workload.micro_batches(batch):
+            sess.workload.loss(sess.raw, mb).backward()
     sess.opt.zero_grad(set_to_none=True)
     return int(counter.get_total_flops())
 

@@ -30,7 +30,12 @@ NONE = ROW | {
 
 
 def test_full_size_page_sets_each_run_beside_its_official_reference():
-    rows = {"site_language_models": [NONE, ROW], "full_size_ratios": [], "full_size_scaling": []}
+    rows = {
+        "site_language_models": [NONE, ROW],
+        "site_suite_runs": [],
+        "full_size_ratios": [],
+        "full_size_scaling": [],
+    }
     text = render("full_size.md.j2", Sheet("full-size.md", "Full-size runs", "s", rows))
     assert "## Language models on 4 x NVIDIA H200 (h200-x4-llm)" in text
     assert "Compute throughput on synthetic tokens, data loading not included" in text

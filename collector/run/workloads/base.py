@@ -198,8 +198,12 @@ class Workload(ABC):
         return int(batch[0].shape[0])
 
     def micro_batches(self, batch: Batch) -> list[Batch]:
-        """The forward and backward passes one optimizer step on ``batch`` runs (one here)."""
-        return [batch]
+        """``batch`` cut into the forward and backward passes of one optimizer step, of
+        ``params['micro_batch']`` samples each (one pass where it is not set)."""
+        micro = int(self.params.get("micro_batch", 0))
+        if micro <= 0:
+            return [batch]
+        return list(zip(*(t.split(micro) for t in batch), strict=True))
 
     def model_flops(self, batch: Batch) -> int | None:
         """Model FLOPs of one step on ``batch`` where the workload counts them itself; None lets

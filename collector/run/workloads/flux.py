@@ -123,10 +123,6 @@ class FluxWorkload(Workload):
     def reset_buffers(self, model: nn.Module, device: torch.device) -> None:
         """Nothing to recompute: the rotary embedding is computed in every forward pass."""
 
-    def micro_batches(self, batch: Batch) -> list[Batch]:
-        micro = max(1, int(self.params.get("micro_batch", batch[0].shape[0])))
-        return list(zip(*(t.split(micro) for t in batch), strict=True))
-
     def velocity_loss(
         self, model: nn.Module, batch: Batch, t: torch.Tensor, g: torch.Generator
     ) -> torch.Tensor:

@@ -113,11 +113,6 @@ class LlamaWorkload(Workload):
             seqs[:, t] = successor[seqs[:, t - 1]]
         return seqs
 
-    def micro_batches(self, batch: Batch) -> list[Batch]:
-        """``batch`` cut into the forward and backward passes of one optimizer step."""
-        micro = max(1, int(self.params.get("micro_batch", batch[0].shape[0])))
-        return [(t,) for t in batch[0].split(micro)]
-
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         tokens = batch[0]
         logits = model(input_ids=tokens[:, :-1]).logits

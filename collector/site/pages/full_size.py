@@ -17,15 +17,16 @@ LINKED = ("full_size_ratios", "full_size_scaling")  # tables whose rows name a l
 
 
 def page(data: SiteData) -> Sheet:
-    """The page's rows of site_language_models, and of full_size_ratios and full_size_scaling
-    each with its link in words
-    (``link``), and one scaling chart per server (a campaign's submitter) under its name."""
+    """The page's rows of site_language_models and site_suite_runs, and of full_size_ratios
+    and full_size_scaling each with its link in words (``link``), and one scaling chart per
+    server (a campaign's submitter) under its name."""
     words = link_words()
     rows = {
         t: [{**r, "link": words.get(r["interconnect"], r["interconnect"])} for r in data.rows(t)]
         for t in LINKED
     }
     rows["site_language_models"] = data.rows("site_language_models")
+    rows["site_suite_runs"] = data.rows("site_suite_runs")
     rows["projection_anchored"] = data.rows("projection_anchored")
     refs: dict[str, tuple[ChartRef, ...]] = {}
     for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):

@@ -4,6 +4,7 @@ table-wise model parallelism, AUC), and tiny runs over two processes whose logs 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import socket
@@ -17,6 +18,7 @@ import torch.multiprocessing as mp
 from torch.utils.flop_counter import FlopCounterMode
 
 from collector.ingest.pipeline import ingest
+from collector.run import engine
 from collector.run.plan import Options
 from collector.run.runner import run_suite
 from collector.run.suite import SUITE_V51, load_suite
@@ -24,7 +26,12 @@ from collector.run.types import RunContext
 from collector.run.workloads import workload_class
 from collector.run.workloads.dlrm import DLRM, HybridAdagrad, assign_tables, auc
 from collector.run.workloads.flux import _rows, flux_config
-from collector.run.workloads.retinanet import FrozenBatchNorm2d, RetinaNet
+from collector.run.workloads.retinanet import (
+    FrozenBatchNorm2d,
+    RetinaNet,
+    focal_loss,
+    focal_per_image,
+)
 from collector.run.workloads.rgat import RGAT
 from tests.conftest import table
 
@@ -179,6 +186,53 @@ def test_tiny_step_under_bf16_autocast(name):
     assert torch.isfinite(loss) and 0 <= q < 10
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     assert grads and all(g.dtype == torch.float32 for g in grads)
+
+
+def test_a_step_in_micro_batches_updates_as_one_pass_over_the_batch():
+    # RetinaNet's loss is a mean over images: two passes of half the images, each backward
+    # carrying half the weight, give the one-pass gradient and so the same update
+    def stepped(micro: int) -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        w = workload_class("retinanet")(
+            dict(tiny("retinanet"), micro_batch=micro), "tiny", RunContext(CPU)
+        )
+        model = w.build_model()
+        sess = engine.Session(
+            w,
+            model,
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            contextlib.nullcontext,
+            None,
+        )
+        batch = next(iter(w.train_batches(1)))
+        assert len(w.micro_batches(batch)) == (1 if micro == 0 else len(batch[0]) // micro)
+        sess.step(batch)
+        return [p.detach() for p in model.parameters()]
+
+    whole, halves = stepped(0), stepped(tiny("retinanet")["batch_size"] // 2)
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(whole, halves, strict=True))
+
+
+def test_rgat_passes_the_published_batch_in_micro_batches():
+    p = published("rgat")
+    # 2048 seeds at once ran out of an H200's memory: four passes of 512
+    assert p["batch_size"] == 2048 and p["batch_size"] % p["micro_batch"] == 0
+    w = workload_class("rgat")(dict(tiny("rgat"), micro_batch=8), "tiny", RunContext(CPU))
+    (seeds,) = next(iter(w.train_batches(1)))
+    parts = w.micro_batches((seeds,))
+    assert [len(s) for (s,) in parts] == [8] * (len(seeds) // 8)
+    assert torch.equal(torch.cat([s for (s,) in parts]), seeds)
+
+
+def test_focal_loss_counts_the_foreground_class_as_the_one_positive():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 50, 7)
+    labels, fg = torch.randint(0, 7, (2, 50)), torch.rand(2, 50) > 0.7
+    counted = fg | (torch.rand(2, 50) > 0.3)
+    target = torch.nn.functional.one_hot(labels, 7).float() * fg[..., None]
+    expected = (focal_loss(logits, target).sum(-1) * counted).sum(1)
+    assert torch.allclose(focal_per_image(logits, labels, fg, counted), expected)
 
 
 def test_sampling_takes_at_most_the_fanout_and_keeps_the_seeds_first():
