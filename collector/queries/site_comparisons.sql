@@ -10,12 +10,14 @@ WITH measured AS (
         'scaling' AS topic, source, scale, round, benchmark, qualifiers, NULL AS confounders,
         efficiency_pct AS value, efficiency_ci_low_pct AS low, efficiency_ci_high_pct AS high,
         system AS what, accelerators, NULL AS pool, NULL AS link, kind,
-        CASE WHEN baseline_accelerators <> 1 THEN 'vs ' || baseline_accelerators END AS against
+        CASE WHEN baseline_accelerators <> 1 THEN 'vs ' || baseline_accelerators END AS against,
+        accelerator, submitter AS who
     FROM scaling
     UNION ALL
     SELECT
         'precision_gain', source, scale, round, benchmark, qualifiers, NULL, gain, gain_ci_low,
-        gain_ci_high, system, accelerators, NULL, NULL, kind, NULL
+        gain_ci_high, system, accelerators, NULL, NULL, kind, NULL, accelerator,
+        split_part(system_id, '/', 2)
     FROM precision_gain
     UNION ALL
     -- one submitter's pair of systems (withheld pairs have no gain): the NVLink side's system,
@@ -26,7 +28,7 @@ WITH measured AS (
         accelerators, precision,
         CASE baseline_interconnect WHEN 'pcie' THEN 'over PCIe'
             WHEN 'no-p2p' THEN 'NVLink peer-to-peer disabled (traffic through host memory)' END,
-        kind, NULL
+        kind, NULL, NULL, NULL
     FROM interconnect_delta
     UNION ALL
     -- two hosts may name their systems alike: the system id less its round says whose
@@ -34,7 +36,8 @@ WITH measured AS (
         'speedups', source, scale, round, benchmark, qualifiers, NULL, speedup, speedup_ci_low,
         speedup_ci_high,
         coalesce(regexp_replace(system_id, '^[^/]*/', ''), system),
-        accelerators, NULL, NULL, NULL, 'vs ' || baseline
+        accelerators, NULL, NULL, NULL, 'vs ' || baseline, accelerator,
+        split_part(system_id, '/', 2)
     FROM speedups
     WHERE baseline_kind = 'system'
 )
@@ -43,12 +46,19 @@ SELECT
     evidence_kind(evidence_of(source, scale), scale) AS kind,
     evidence_rank(evidence_of(source, scale)) AS evidence_rank,
     benchmark,
-    concat_ws(' · ', benchmark, nullif(what, ''), accelerators, nullif(pool, ''), link,
+    -- who ran it and on what, in words (the submitter, N x the accelerator model), where the
+    -- accelerator table names the model; else the system's name and count
+    concat_ws(' · ', benchmark,
+        CASE WHEN w.model IS NOT NULL AND accelerators IS NOT NULL
+            THEN concat_ws(', ', nullif(who, ''), accelerators || ' x ' || w.model)
+            ELSE nullif(concat_ws(' · ', nullif(what, ''), accelerators), '') END,
+        nullif(pool, ''), link,
         CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
             WHEN kind IN ('weak', 'throughput') THEN 'throughput' END,
         against) AS label,
     value, low, high, coalesce(round, '') AS detail
-FROM measured
+FROM measured AS m
+LEFT JOIN accelerator_words AS w USING (accelerator)
 WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''
     AND evidence_of(source, scale) <> 'proxy'
     AND NOT regexp_matches(coalesce(qualifiers, ''), 'bound|range min|range max')

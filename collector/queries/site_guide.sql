@@ -1,13 +1,24 @@
 -- site_guide: the configurations that may answer a deadline on the Guide: official scores and
 -- the user's own full-size runs (site_scores), and times projected from measured full-size
 -- throughput (projection), each with its hardware in words. Proxy-scale runs never answer.
+-- A benchmark renamed between rounds (v4.x's gnn is v5.x's rgat, v2.0-v4.1's ssd is v5.x's
+-- retinanet: one definition each) is listed once, under its definition's newest name.
 WITH projected AS (
     SELECT p.*, n.model, n.vendor
     FROM projection AS p
     LEFT JOIN accelerator_words AS n ON n.accelerator = p.accelerator
+),
+named AS (
+    SELECT definition, arg_max(benchmark, round_key(first_round)) AS benchmark
+    FROM benchmark_definitions
+    GROUP BY definition
 )
 SELECT
-    g.benchmark, g.evidence, g.round, g.hardware, g.vendor, g.accelerator_model, g.accelerators,
+    coalesce(
+        (SELECT n.benchmark FROM named AS n
+         WHERE n.definition = benchmark_definition(g.benchmark, g.round)),
+        g.benchmark) AS benchmark,
+    g.evidence, g.round, g.hardware, g.vendor, g.accelerator_model, g.accelerators,
     g.nodes, g.one_server, g.precision, g.score_minutes, g.fastest_minutes, g.slowest_minutes,
     g.runs_used, g.submitter, g.system_id, a.raw_score_minutes, a.rcp_scaling_factor
 FROM site_scores AS g
@@ -18,7 +29,10 @@ LEFT JOIN site_answer_scores AS a
 WHERE g.evidence IN ('official', 'local') AND g.score_minutes IS NOT NULL
 UNION ALL
 SELECT
-    p.benchmark, 'projected' AS evidence, p.round,
+    coalesce(
+        (SELECT n.benchmark FROM named AS n
+         WHERE n.definition = benchmark_definition(p.benchmark, p.round)),
+        p.benchmark), 'projected' AS evidence, p.round,
     p.projected_accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator')
         || coalesce(', ' || p.projected_nodes || CASE WHEN p.projected_nodes = 1 THEN ' node'
             ELSE ' nodes' END, '')

@@ -195,3 +195,21 @@ def test_score_intervals_need_three_runs_and_a_value_left():
     assert one("bootstrap_score_ratio([6.0, 6.0, 6.0], 1, 1, [2.0, 3.0], 0, 0)") is None
     ratio = one("bootstrap_score_ratio([6.0, 6.0, 6.0], 1, 1, [2.0, 2.0, 2.0], 1, 1)")
     assert ratio == {"low": 3.0, "high": 3.0}
+
+
+def test_intervals_are_computed_without_loading_pandas():
+    # pyarrow's NumPy conversions import pandas (0.1 s a query); the intervals read and build
+    # their arrays from buffers instead
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, collector\n"
+        "wh = collector.open()\n"
+        "rows = wh.table('scores').fetchall()\n"
+        "assert any(r is not None for r in wh.sql('SELECT score_ci_low_minutes FROM scores')"
+        ".fetchall()[0])\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

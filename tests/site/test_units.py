@@ -227,6 +227,15 @@ def test_scaling_labels_name_a_baseline_other_than_one_accelerator() -> None:
     assert _label("scaling", {**row, "baseline_accelerators": 1}) == "ssd · box · 8 · time to train"
 
 
+def test_chart_labels_name_the_submitter_and_the_accelerator_model_in_words() -> None:
+    row = {"benchmark": "bert", "system": "16xR750-2xA100-PCIe-80GB", "accelerators": 32,
+           "accelerator": "NVIDIA A100-PCIe-80GB", "submitter": "Dell", "source": "official",
+           "kind": "weak", "efficiency_pct": 90.0, "baseline_accelerators": 16}  # fmt: skip
+    (out,) = _derive("site_comparisons", scaling=[row], accelerator_words=[
+        {"accelerator": "NVIDIA A100-PCIe-80GB", "model": "NVIDIA A100 PCIe"}])  # fmt: skip
+    assert out["label"] == "bert · Dell, 32 x NVIDIA A100 PCIe · throughput · vs 16"
+
+
 def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
     def config(gpus: int, precision: str, interconnect: str, minutes: float) -> dict:
         return {
