@@ -48,6 +48,8 @@ def test_full_size_page_sets_each_run_beside_its_official_reference():
         "v5.1, the mean of 10 runs), 37.7 minutes to train." in text
     )
     assert "- Llama 2 70B fine-tuning \\(LoRA\\): none: no official result of this workload" in text
+    # a blank line before the list, or Markdown runs its items into the sentence
+    assert "The official references:\n\n- " in text
 
 
 def test_home_states_one_sentence_per_benchmark_apart_from_the_official_findings():
