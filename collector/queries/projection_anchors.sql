@@ -1,10 +1,10 @@
 -- projection_anchors: the official results a local projection may be anchored on: every
 -- closed-division official score of an accelerator model that has shipped local runs of the same
 -- workload (the same benchmark model, definitions.yml, as the local suite's round defines it: a
--- local SSD is v0.5's SSD-ResNet34, which the official ssd of v2.0 on is not), with that model's local throughput per accelerator (one
--- accelerator, bf16, the precision official submissions train in; the mean over its shipped
--- runs). projection_anchor_check checks the anchored method on them, projection_anchored
--- projects the local runs from them.
+-- local SSD is v0.5's SSD-ResNet34, which the official ssd of v2.0 on is not), with that model's
+-- local throughput per accelerator (one accelerator, bf16, the precision official submissions
+-- train in; the mean over its shipped runs). projection_anchor_check checks the anchored method
+-- on them, projection_anchored projects the local runs from them.
 WITH local AS (
     -- a local run trains the workload of its suite's round (v0.5 or v5.1)
     SELECT

@@ -12,40 +12,40 @@ named AS (
     SELECT definition, arg_max(benchmark, round_key(first_round)) AS benchmark
     FROM benchmark_definitions
     GROUP BY definition
+),
+answers AS (
+    SELECT
+        g.benchmark, g.evidence, g.round, g.hardware, g.vendor, g.accelerator_model,
+        g.accelerators, g.nodes, g.one_server, g.precision, g.score_minutes, g.fastest_minutes,
+        g.slowest_minutes, g.runs_used, g.submitter, g.system_id, a.raw_score_minutes,
+        a.rcp_scaling_factor
+    FROM site_scores AS g
+    -- an official score with its raw olympic mean and RCP factor, so a deadline shows both
+    LEFT JOIN site_answer_scores AS a
+        ON g.evidence = 'official' AND a.round = g.round AND a.system_id = g.system_id
+        AND a.benchmark = g.benchmark
+    WHERE g.evidence IN ('official', 'local') AND g.score_minutes IS NOT NULL
+    UNION ALL
+    SELECT
+        p.benchmark, 'projected' AS evidence, p.round,
+        p.projected_accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator')
+            || coalesce(', ' || p.projected_nodes || CASE WHEN p.projected_nodes = 1 THEN ' node'
+                ELSE ' nodes' END, '')
+            || CASE WHEN p.projected_accelerators = p.accelerators
+                THEN coalesce(', ' || l.words, '')
+                ELSE ' (an official layout; measured on ' || p.accelerators || ')' END AS hardware,
+        p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model,
+        p.projected_accelerators AS accelerators, p.projected_nodes AS nodes,
+        p.projected_nodes = 1 AS one_server, p.precision, p.projected_minutes AS score_minutes,
+        p.projected_ci_low_minutes AS fastest_minutes,
+        p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id,
+        NULL AS raw_score_minutes, NULL AS rcp_scaling_factor
+    FROM projected AS p
+    LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
 )
-SELECT
-    coalesce(
-        (SELECT n.benchmark FROM named AS n
-         WHERE n.definition = benchmark_definition(g.benchmark, g.round)),
-        g.benchmark) AS benchmark,
-    g.evidence, g.round, g.hardware, g.vendor, g.accelerator_model, g.accelerators,
-    g.nodes, g.one_server, g.precision, g.score_minutes, g.fastest_minutes, g.slowest_minutes,
-    g.runs_used, g.submitter, g.system_id, a.raw_score_minutes, a.rcp_scaling_factor
-FROM site_scores AS g
--- an official score with its raw olympic mean and RCP factor, so a deadline shows both
-LEFT JOIN site_answer_scores AS a
-    ON g.evidence = 'official' AND a.round = g.round AND a.system_id = g.system_id
-    AND a.benchmark = g.benchmark
-WHERE g.evidence IN ('official', 'local') AND g.score_minutes IS NOT NULL
-UNION ALL
-SELECT
-    coalesce(
-        (SELECT n.benchmark FROM named AS n
-         WHERE n.definition = benchmark_definition(p.benchmark, p.round)),
-        p.benchmark), 'projected' AS evidence, p.round,
-    p.projected_accelerators || ' x ' || coalesce(p.model, p.accelerator, 'accelerator')
-        || coalesce(', ' || p.projected_nodes || CASE WHEN p.projected_nodes = 1 THEN ' node'
-            ELSE ' nodes' END, '')
-        || CASE WHEN p.projected_accelerators = p.accelerators THEN coalesce(', ' || l.words, '')
-            ELSE ' (an official layout; measured on ' || p.accelerators || ')' END AS hardware,
-    p.vendor, coalesce(p.model, p.accelerator) AS accelerator_model,
-    p.projected_accelerators AS accelerators, p.projected_nodes AS nodes,
-    p.projected_nodes = 1 AS one_server, p.precision, p.projected_minutes AS score_minutes,
-    p.projected_ci_low_minutes AS fastest_minutes,
-    p.projected_ci_high_minutes AS slowest_minutes, 1 AS runs_used, p.submitter, p.system_id,
-    NULL AS raw_score_minutes, NULL AS rcp_scaling_factor
-FROM projected AS p
-LEFT JOIN link_names AS l ON l.interconnect = p.interconnect
+SELECT coalesce(n.benchmark, x.benchmark) AS benchmark, x.* EXCLUDE (benchmark)
+FROM answers AS x
+LEFT JOIN named AS n ON n.definition = benchmark_definition(x.benchmark, x.round)
 -- newest round first, then by time (official results, then your own runs, then projections)
 ORDER BY evidence_rank(evidence),
     round_key(round) DESC,
