@@ -3,8 +3,10 @@
 The model is the reference's (TorchRec's DLRM-DCN on Criteo 1TB multi-hot), built from the
 PyTorch primitives TorchRec itself wraps: one embedding table per categorical feature of the
 reference's sizes, each looked up with a fixed number of indices per sample (multi-hot) and
-sum-pooled (``nn.EmbeddingBag``), a bottom MLP over the dense features, a low-rank DCNv2 cross
+sum-pooled, a bottom MLP over the dense features, a low-rank DCNv2 cross
 network over the bottom MLP's output and the pooled embeddings, and a top MLP to one logit.
+The tables a rank holds are rows of one weight, looked up in one ``nn.EmbeddingBag`` call with
+a bag per sample and table (TorchRec's table-batched embedding, in PyTorch's primitives).
 TorchRec is not used: its kernels come from FBGEMM-GPU, whose wheels on the package index are
 CUDA builds for one torch release each and do not install beside a CPU build of torch.
 
@@ -90,30 +92,47 @@ class DLRM(nn.Module):
         width = dim * (len(self.rows) + 1)
         self.cross = LowRankCross(width, int(p["dcn_layers"]), int(p["dcn_rank"]))
         self.top = mlp([width, *p["top_mlp"]], last_relu=False)
-        # each table drawn from a generator of its own: the same weights on whichever rank
-        # holds it, and the dense layers' draws independent of the placement
-        seed = torch.initial_seed()
-        self.embeddings = nn.ModuleDict()
-        for t in owned[rank]:
-            weight = torch.empty(self.rows[t], dim, device=device)
-            if device.type != "meta":
+        # this rank's tables are rows of one weight, looked up in one call: a call per table
+        # left the GPU waiting on the host (26 lookups, sparse gradients and updates a step)
+        mine = owned[rank]
+        self.starts: dict[int, int] = {}  # table -> its first row in the weight
+        total = 0
+        for t in mine:
+            self.starts[t], total = total, total + self.rows[t]
+        weight = torch.empty(total, dim, device=device)
+        if device.type != "meta":
+            # each table drawn from a generator of its own: the same weights on whichever rank
+            # holds it, and the dense layers' draws independent of the placement
+            seed = torch.initial_seed()
+            for t in mine:
                 g = torch.Generator(device).manual_seed(seed * 1009 + t)
                 bound = math.sqrt(1.0 / self.rows[t])
-                weight.uniform_(-bound, bound, generator=g)
-            self.embeddings[str(t)] = nn.EmbeddingBag(
-                self.rows[t], dim, mode="sum", sparse=True, _weight=weight
-            )
-        self.bounds = [0]
+                rows = weight[self.starts[t] : self.starts[t] + self.rows[t]]
+                rows.uniform_(-bound, bound, generator=g)
+        self.tables = nn.EmbeddingBag(total, dim, mode="sum", sparse=True, _weight=weight)
+        bounds = [0]
         for h in self.hots:
-            self.bounds.append(self.bounds[-1] + h)
+            bounds.append(bounds[-1] + h)
+        # plain tensors, not buffers: data parallelism would overwrite them with rank 0's
+        self.columns = torch.tensor(
+            [c for t in mine for c in range(bounds[t], bounds[t + 1])], device=device
+        )
+        self.shift = torch.tensor(
+            [self.starts[t] for t in mine for _ in range(self.hots[t])], device=device
+        )
+        # where each of this rank's tables starts in a sample's row of its columns
+        hots = [self.hots[t] for t in mine]
+        self.bag_starts = torch.tensor([sum(hots[:i]) for i in range(len(hots))], device=device)
 
     def pooled(self, sparse: torch.Tensor) -> torch.Tensor:
         """This rank's tables pooled over ``sparse``'s samples: ``[B, owned, dim]``."""
-        outs = [
-            self.embeddings[str(t)](sparse[:, self.bounds[t] : self.bounds[t + 1]])
-            for t in self.owned[self.rank]
-        ]
-        return torch.stack(outs, 1) if outs else sparse.new_zeros(len(sparse), 0, self.dim)
+        b, mine = sparse.shape[0], self.owned[self.rank]
+        if not mine:
+            return torch.zeros(b, 0, self.dim, device=sparse.device)
+        idx = sparse.index_select(1, self.columns) + self.shift
+        offsets = torch.arange(b, device=sparse.device)[:, None] * len(self.columns)
+        pooled = self.tables(idx.flatten(), (offsets + self.bag_starts).flatten())
+        return pooled.view(b, len(mine), self.dim)
 
     def lookup(self, sparse: torch.Tensor) -> torch.Tensor:
         """Every table pooled over this rank's samples, in table order: ``[B, tables, dim]``."""
@@ -153,20 +172,25 @@ class HybridAdagrad(torch.optim.Optimizer):
     def step(self, closure: Any = None) -> None:  # noqa: ARG002 - the Optimizer signature
         for group in self.param_groups:
             lr, eps = group["lr"], group["eps"]
+            dense = []
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g = p.grad
-                if g.is_sparse:
-                    g = g.coalesce()
-                    rows, vals = g.indices()[0], g.values()
-                    acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
-                    acc.index_add_(0, rows, vals.pow(2).mean(1))
-                    p.index_add_(0, rows, -lr * vals / (acc[rows].sqrt() + eps)[:, None])
+                if not p.grad.is_sparse:
+                    dense.append(p)
                     continue
-                acc = self.state[p].setdefault("sum", torch.zeros_like(p))
-                acc.addcmul_(g, g)
-                p.addcdiv_(g, acc.sqrt().add_(eps), value=-lr)
+                g = p.grad.coalesce()
+                rows, vals = g.indices()[0], g.values()
+                acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
+                acc.index_add_(0, rows, vals.pow(2).mean(1))
+                p.index_add_(0, rows, -lr * vals / (acc[rows].sqrt() + eps)[:, None])
+            if dense:  # one kernel per operation over all dense weights, not one per weight
+                grads = [p.grad for p in dense]
+                sums = [self.state[p].setdefault("sum", torch.zeros_like(p)) for p in dense]
+                torch._foreach_addcmul_(sums, grads, grads)
+                denominators = torch._foreach_sqrt(sums)
+                torch._foreach_add_(denominators, eps)
+                torch._foreach_addcdiv_(dense, grads, denominators, value=-lr)
 
 
 def auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
@@ -222,8 +246,8 @@ class DLRMWorkload(Workload):
 
     @property
     def ddp_ignore(self) -> list[str]:
-        """The parameters data parallelism leaves alone: each rank's own tables."""
-        return [f"embeddings.{t}.weight" for t in self.owned[self.ctx.rank]]
+        """The parameters data parallelism leaves alone: the rows of each rank's own tables."""
+        return ["tables.weight"]
 
     def make_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         spec = self.params.get("optim", {})

@@ -101,7 +101,7 @@ def test_dlrm_at_the_published_size_counts_the_criteo_tables_and_the_dcn_layers(
     p = published("dlrm_dcnv2")
     assert len(p["tables"]) == len(p["multi_hot"]) == 26 and sum(p["multi_hot"]) == 214
     model = DLRM(p, [list(range(26))], 0, torch.device("meta"))
-    emb = sum(m.weight.numel() for m in model.embeddings.values())
+    emb = model.tables.weight.numel()
     assert emb == sum(p["tables"]) * 128 == 26_135_627_264
     width = 27 * 128
     bottom = 13 * 512 + 512 + 512 * 256 + 256 + 256 * 128 + 128
@@ -265,6 +265,22 @@ def test_rowwise_adagrad_updates_only_the_rows_looked_up():
     assert opt.state[bag.weight]["rows"].shape == (10,)  # one accumulator per row
 
 
+def test_dense_weights_follow_torch_adagrad():
+    torch.manual_seed(0)
+    ours, theirs = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    theirs.load_state_dict(ours.state_dict())
+    a = HybridAdagrad(ours.parameters(), lr=0.1)
+    b = torch.optim.Adagrad(theirs.parameters(), lr=0.1, eps=1e-8)
+    x = torch.randn(5, 3)
+    for _ in range(3):
+        for model, opt in ((ours, a), (theirs, b)):
+            opt.zero_grad()
+            model(x).pow(2).sum().backward()
+            opt.step()
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        assert torch.allclose(p, q, atol=1e-6)
+
+
 def test_tables_split_whole_and_balanced_by_rows():
     rows = published("dlrm_dcnv2")["tables"]
     owned = assign_tables(rows, 4)
@@ -312,7 +328,9 @@ def _dlrm_outputs(params: dict, rank: int, world: int) -> tuple[torch.Tensor, li
     lo, hi = rank * 8 // world, (rank + 1) * 8 // world
     logits = model(dense[lo:hi], sparse[lo:hi])
     logits.sum().backward()
-    grads = {t: bag.weight.grad.to_dense() for t, bag in model.embeddings.items()}
+    grad = model.tables.weight.grad.to_dense()
+    rows = params["tables"]
+    grads = {t: grad[s : s + rows[t]] for t, s in model.starts.items()}
     return logits.detach(), grads
 
 
