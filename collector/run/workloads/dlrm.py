@@ -184,7 +184,8 @@ class HybridAdagrad(torch.optim.Optimizer):
                 g = p.grad.coalesce()
                 acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
                 update = _rowwise_fused() if p.is_cuda else rowwise_adagrad
-                update(p, acc, g.indices()[0], g.values(), lr, eps)
+                # values() is a view the compiler cannot trace back to its sparse base: detached
+                update(p, acc, g.indices()[0], g.values().detach(), lr, eps)
             if dense:  # one kernel per operation over all dense weights, not one per weight
                 grads = [p.grad for p in dense]
                 sums = [self.state[p].setdefault("sum", torch.zeros_like(p)) for p in dense]
