@@ -206,9 +206,10 @@ def rowwise_adagrad(
     """Row-wise Adagrad on the ``rows`` of ``weight`` (distinct, as a coalesced gradient's):
     each row's accumulator grows by the mean square of its gradient ``grads``, and the row
     moves by ``-lr`` times its gradient over the accumulator's root."""
-    total = acc.index_select(0, rows) + grads.square().mean(1)
-    acc.index_copy_(0, rows, total)
-    weight.index_add_(0, rows, grads * (-lr / (total.sqrt() + eps)).unsqueeze(1))
+    # indexed assignments, not index_add_: rows are distinct, and stores need no atomic adds
+    total = acc[rows] + grads.square().mean(1)
+    acc[rows] = total
+    weight[rows] += grads * (-lr / (total.sqrt() + eps)).unsqueeze(1)
 
 
 @functools.cache
