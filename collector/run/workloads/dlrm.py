@@ -184,8 +184,9 @@ class HybridAdagrad(torch.optim.Optimizer):
                 g = p.grad.coalesce()
                 acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
                 update = _rowwise_fused() if p.is_cuda else rowwise_adagrad
-                # values() is a view the compiler cannot trace back to its sparse base: detached
-                update(p, acc, g.indices()[0], g.values().detach(), lr, eps)
+                # detached: the compiler traces plain tensors, not a parameter holding a sparse
+                # gradient, nor values() (a view it cannot trace back to its sparse base)
+                update(p.detach(), acc, g.indices()[0], g.values().detach(), lr, eps)
             if dense:  # one kernel per operation over all dense weights, not one per weight
                 grads = [p.grad for p in dense]
                 sums = [self.state[p].setdefault("sum", torch.zeros_like(p)) for p in dense]
