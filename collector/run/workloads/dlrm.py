@@ -216,8 +216,12 @@ def rowwise_adagrad(
 @functools.cache
 def _rowwise_fused() -> Callable[..., None]:
     # on a GPU one pass over the gradient: eager, five passes and the atomic adds of
-    # index_add_ took more than half of an H200's step at the published size
-    return torch.compile(rowwise_adagrad, dynamic=True)
+    # index_add_ took more than half of an H200's step at the published size. No choosing
+    # among kernel configurations by timing them: that copies the arguments a kernel writes
+    # (the whole table, 104.5 GB at the published size) to host memory first.
+    return torch.compile(
+        rowwise_adagrad, dynamic=True, options={"triton.autotune_pointwise": False}
+    )
 
 
 def auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
