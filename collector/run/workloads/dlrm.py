@@ -182,14 +182,19 @@ class HybridAdagrad(torch.optim.Optimizer):
                     dense.append(p)
                     continue
                 g = p.grad.coalesce()
-                acc = self.state[p].setdefault("rows", p.new_zeros(p.shape[0]))
+                if "rows" not in self.state[p]:  # not setdefault: it would fill a new one each step
+                    self.state[p]["rows"] = p.new_zeros(p.shape[0])
+                acc = self.state[p]["rows"]
                 update = _rowwise_fused() if p.is_cuda else rowwise_adagrad
                 # detached: the compiler traces plain tensors, not a parameter holding a sparse
                 # gradient, nor values() (a view it cannot trace back to its sparse base)
                 update(p.detach(), acc, g.indices()[0], g.values().detach(), lr, eps)
             if dense:  # one kernel per operation over all dense weights, not one per weight
                 grads = [p.grad for p in dense]
-                sums = [self.state[p].setdefault("sum", torch.zeros_like(p)) for p in dense]
+                for p in dense:
+                    if "sum" not in self.state[p]:
+                        self.state[p]["sum"] = torch.zeros_like(p)
+                sums = [self.state[p]["sum"] for p in dense]
                 torch._foreach_addcmul_(sums, grads, grads)
                 denominators = torch._foreach_sqrt(sums)
                 torch._foreach_add_(denominators, eps)
