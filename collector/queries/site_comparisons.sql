@@ -4,7 +4,7 @@
 -- system that baselines.yml names. Left out: rows that state a bound or one end of a range
 -- (a study's "over 80%"), pairs that differ in more than what they compare (their
 -- confounders column says what; a published row's names what the study compared instead) and
--- proxy-scale runs, which compare nothing.
+-- proxy-scale runs, which compare nothing. Each chart's rows come largest first, as it ranks them.
 WITH measured AS (
     SELECT
         'scaling' AS topic, source, scale, round, benchmark, qualifiers, NULL AS confounders,
@@ -56,11 +56,15 @@ SELECT
         CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
             WHEN kind IN ('weak', 'throughput') THEN 'throughput' END,
         against) AS label,
-    value, low, high, coalesce(round, '') AS detail
+    value, low, high, coalesce(round, '') AS detail,
+    -- its place in its chart (one per topic and kind of evidence): largest value first
+    row_number() OVER (
+        PARTITION BY topic, evidence_rank(evidence_of(source, scale))
+        ORDER BY value DESC, label, detail, low, high) AS chart_rank
 FROM measured AS m
 LEFT JOIN accelerator_words AS w USING (accelerator)
 WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''
     AND evidence_of(source, scale) <> 'proxy'
     AND NOT regexp_matches(coalesce(qualifiers, ''), 'bound|range min|range max')
     AND NOT (coalesce(confounders, '') <> '' AND source <> 'published')
-ORDER BY topic, evidence_rank, benchmark, label, value
+ORDER BY topic, evidence_rank, chart_rank
