@@ -266,6 +266,21 @@ def test_chart_labels_name_the_submitter_and_the_accelerator_model_in_words() ->
     assert out["label"] == "bert · Dell, 32 x NVIDIA A100 PCIe · throughput · vs 16"
 
 
+def test_chart_labels_name_the_benchmark_by_its_definition_in_every_round() -> None:
+    row = {"system": "box", "accelerators": 8, "source": "official", "kind": "strong",
+           "efficiency_pct": 90.0, "baseline_accelerators": 1}  # fmt: skip
+    renamed = [{**row, "benchmark": "gnn", "round": "v4.1"},
+               {**row, "benchmark": "rgat", "round": "v5.0"}]  # fmt: skip
+    assert {r["label"] for r in _derive("site_comparisons", scaling=renamed)} == {
+        "R-GAT · box · 8 · time to train"
+    }
+    # a name that meant another benchmark in another round reads as that one
+    ssd = [{**row, "benchmark": "ssd", "round": r} for r in ("v1.1", "v2.0")]
+    labels = {r["label"] for r in _derive("site_comparisons", scaling=ssd)}
+    assert labels == {"SSD-ResNet34 · box · 8 · time to train",
+                      "RetinaNet ResNeXt50 · box · 8 · time to train"}  # fmt: skip
+
+
 def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
     def config(gpus: int, precision: str, interconnect: str, minutes: float) -> dict:
         return {
