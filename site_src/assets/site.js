@@ -190,7 +190,7 @@
   }
 
   function init() {
-    charts(); sortFilter(); cards(); longTables(); longCode(); identifiers(); openTarget();
+    charts(); sortFilter(); longTables(); cards(); longCode(); identifiers(); openTarget();
     window.addEventListener("hashchange", openTarget);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
