@@ -4,7 +4,7 @@
 -- system that baselines.yml names. Left out: rows that state a bound or one end of a range
 -- (a study's "over 80%"), pairs that differ in more than what they compare (their
 -- confounders column says what; a published row's names what the study compared instead) and
--- proxy-scale runs, which compare nothing.
+-- proxy-scale runs, which compare nothing. Each chart's rows come largest first, as it ranks them.
 WITH measured AS (
     SELECT
         'scaling' AS topic, source, scale, round, benchmark, qualifiers, NULL AS confounders,
@@ -48,19 +48,31 @@ SELECT
     benchmark,
     -- who ran it and on what, in words (the submitter, N x the accelerator model), where the
     -- accelerator table names the model; else the system's name and count
-    concat_ws(' · ', benchmark,
+    -- the benchmark by its definition's model in words (v4.x's gnn and v5.x's rgat both
+    -- 'R-GAT'; ssd from v2.0 'RetinaNet ResNeXt50'), else as named (a published study's)
+    concat_ws(' · ', coalesce(d.model, benchmark),
         CASE WHEN w.model IS NOT NULL AND accelerators IS NOT NULL
-            THEN concat_ws(', ', nullif(who, ''), accelerators || ' x ' || w.model)
+            THEN concat_ws(', ', nullif(coalesce('study ' || sw.number, who), ''),
+                accelerators || ' x ' || w.model)
             ELSE nullif(concat_ws(' · ', nullif(what, ''), accelerators), '') END,
         nullif(pool, ''), link,
         CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
             WHEN kind IN ('weak', 'throughput') THEN 'throughput' END,
         against) AS label,
-    value, low, high, coalesce(round, '') AS detail
+    -- a published study by its number, as every page names it ('study 001')
+    value, low, high, coalesce('study ' || st.number, round, '') AS detail,
+    -- its place in its chart (one per topic and kind of evidence): largest value first
+    row_number() OVER (
+        PARTITION BY topic, evidence_rank(evidence_of(source, scale))
+        ORDER BY value DESC, label, detail, low, high) AS chart_rank
 FROM measured AS m
 LEFT JOIN accelerator_words AS w USING (accelerator)
+LEFT JOIN (SELECT DISTINCT definition, model FROM benchmark_definitions) AS d
+    ON d.definition = benchmark_definition(m.benchmark, m.round)
+LEFT JOIN (SELECT study, number FROM store.studies) AS st ON st.study = m.round
+LEFT JOIN (SELECT study, number FROM store.studies) AS sw ON sw.study = m.who
 WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''
     AND evidence_of(source, scale) <> 'proxy'
     AND NOT regexp_matches(coalesce(qualifiers, ''), 'bound|range min|range max')
     AND NOT (coalesce(confounders, '') <> '' AND source <> 'published')
-ORDER BY topic, evidence_rank, benchmark, label, value
+ORDER BY topic, evidence_rank, chart_rank

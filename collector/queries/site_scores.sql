@@ -1,7 +1,8 @@
 -- site_scores: the scores as the site shows them. One row per scores row, with the fastest and
 -- slowest converged run of the configuration, the hardware in words (hardware_words.yml), the
 -- kind of evidence, whether it ran on one server, and its rank among the scored configurations
--- of its benchmark, round and kind of evidence on one server or on several; and for official
+-- of its benchmark, round and kind of evidence on one server or on several and among all of
+-- them (as the benchmark page's chart of the round ranks them); and for official
 -- results, the logs of the configuration missing from the stored copy and the configurations
 -- of its benchmark and round none of whose logs is stored (log_gaps).
 WITH spread AS (
@@ -110,6 +111,11 @@ SELECT
                 score_minutes IS NULL
             ORDER BY score_minutes)
     END AS rank_in_class,
+    CASE WHEN score_minutes IS NOT NULL THEN
+        rank() OVER (
+            PARTITION BY evidence, benchmark, round, score_minutes IS NULL
+            ORDER BY score_minutes)
+    END AS rank_in_round,
     coalesce(g.logs_missing, 0) AS logs_missing,
     coalesce(CASE WHEN one_server THEN a.one_server_configurations
         WHEN NOT one_server THEN a.at_scale_configurations ELSE a.all_configurations END, 0)

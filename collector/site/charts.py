@@ -6,8 +6,9 @@ interval, and a log-scale toggle where values span more than a factor of ten (on
 
 Charts take the width of their column (`width: "container"`), from a 390 px phone to a
 desktop: the row labels of dot charts sit above their row, across the plot, and are cut at a
-word boundary to the width drawn (the full text is in the tooltip); titles are broken into
-lines. Value axes carry ticks at round numbers (1, 2, 5, 10 ...) and times read as durations
+word boundary to the width drawn (the full text is in the tooltip); a dot chart draws its first
+TOP_ROWS rows in its order (the page lists every row in a table beside it); titles are broken
+into lines. Value axes carry ticks at round numbers (1, 2, 5, 10 ...) and times read as durations
 ("45 s", "3.2 min", "2.1 h").
 """
 
@@ -25,7 +26,7 @@ Row = dict[str, Any]
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
 STATIC_WIDTH = 640  # px, the width of the static SVG drawn beside each chart
 ROW_STEP = 30  # px per row of a dot chart: a line of label above the dot and its range
-FIRST_ROWS = 25  # rows a dot chart shows before its 'all rows' box is ticked
+TOP_ROWS = 20  # rows a dot chart draws at most: its first in its order, readable on a phone
 PLOT_HEIGHT = 260  # px, charts with a numeric y axis
 CHAR_PX = 6.3  # mean width of a label character at 11 px, to cut labels to the width drawn
 TITLE_CHARS = 40  # a title line, at most: fits a 390 px phone
@@ -204,7 +205,6 @@ def _finish(
     param: str | None,
     on: bool = True,
     height: int | alt.Step = PLOT_HEIGHT,
-    extra: Sequence[alt.Parameter] = (),
 ) -> Any:
     """Top-level title, the width of the column, accessible description and the log toggle
     where offered (on at first when `on`). The title starts at the chart's left edge, on two
@@ -220,8 +220,6 @@ def _finish(
     )
     if param:
         chart = chart.add_params(_log_param(param, on))
-    if extra:
-        chart = chart.add_params(*extra)
     return chart.configure_legend(orient="bottom", direction="vertical")
 
 
@@ -255,6 +253,13 @@ RATIO_TIPS = (
 )  # fmt: skip
 
 
+def top(rows: Sequence[Row], minutes: bool) -> list[Row]:
+    """The rows a dot chart draws: its first TOP_ROWS in its order, fastest first for times
+    (`minutes`), largest first for ratios; rows of equal value keep the order given (the
+    tables rank them)."""
+    return sorted(rows, key=lambda r: r["value"] if minutes else -r["value"])[:TOP_ROWS]
+
+
 def dots(
     rows: Sequence[Row],
     title: str,
@@ -264,11 +269,13 @@ def dots(
     tips: Sequence[tuple[str, str | None]] = RATIO_TIPS,
 ) -> alt.LayerChart:
     """One value per labelled row (dot) with its interval where it has one (bar): times to
-    train (`minutes`: fastest first, read as durations) or ratios (largest first).
+    train (`minutes`: fastest first, read as durations) or ratios (largest first); of more
+    than TOP_ROWS rows, the first TOP_ROWS in that order (`top`), its axis fitted to them.
 
     Rows: label, value, low and high (None where there is no interval), kind, and the fields
     that `tips` names.
     """
+    rows = top(rows, minutes)
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
     order = "ascending" if minutes else "descending"
@@ -276,9 +283,8 @@ def dots(
     axis = _axis_scale(rows, fields, measure, param, minutes)
     tooltip = [alt.Tooltip(f, title=t or measure) for f, t in tips]
     layers = _dot_and_range(base, rows, _row_labels("value", order), axis, tooltip)
-    layers, extra = _first_rows(layers, rows, "value", order)
     on = log_first(rows, fields)
-    return _finish(layers, title, description, param, on, alt.Step(ROW_STEP), extra)
+    return _finish(layers, title, description, param, on, alt.Step(ROW_STEP))
 
 
 def _accelerators_axis(rows: Sequence[Row]) -> alt.X:
@@ -387,24 +393,6 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
         ],
     )
     return _finish(chart, title, description, param)
-
-
-def _first_rows(
-    chart: alt.LayerChart, rows: Sequence[Row], field: str, order: str
-) -> tuple[alt.LayerChart, list[alt.Parameter]]:
-    """A dot chart of more than FIRST_ROWS rows shows the first ones in its order (fastest,
-    largest) and a box to show them all, so that a long chart does not make a long page."""
-    if len(rows) <= FIRST_ROWS:
-        return chart, []
-    shown = alt.param(
-        name="all_rows",
-        value=False,
-        bind=alt.binding_checkbox(name=f"show all {len(rows)} rows "),
-    )
-    chart = chart.transform_window(
-        row_rank="row_number()", sort=[alt.SortField(field, order=order)]
-    ).transform_filter(f"all_rows || datum.row_rank <= {FIRST_ROWS}")
-    return chart, [shown]
 
 
 def _row_labels(field: str, order: str) -> alt.Y:

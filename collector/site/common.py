@@ -92,9 +92,16 @@ def listed(value: object) -> str:
     return str(value)
 
 
-def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: str) -> ChartRef:
+def chart_ref(
+    page: str,
+    name: str,
+    chart: alt.TopLevelMixin,
+    title: str,
+    desc: str,
+    rows: Iterable[Row] = (),
+) -> ChartRef:
     """A chart placed beside page `page`: its spec inline, its static SVG in
-    charts/<page-stem>-<name>.svg."""
+    charts/<page-stem>-<name>.svg, and the derived table's `rows` it draws from."""
     stem = slug(posixpath.splitext(page)[0] + "-" + name)
     return ChartRef(
         chart_id=stem,
@@ -102,6 +109,7 @@ def chart_ref(page: str, name: str, chart: alt.TopLevelMixin, title: str, desc: 
         description=desc,
         spec=spec(chart),
         svg_href=rel(page, f"charts/{stem}.svg"),
+        rows=tuple(rows),
     )
 
 

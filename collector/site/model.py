@@ -30,6 +30,14 @@ class ChartRef:
     description: str
     spec: dict[str, Any]
     svg_href: str
+    # the rows of the derived table behind the chart, every one in the chart's order: the page
+    # lists them beside a chart that draws fewer
+    rows: tuple[Row, ...] = ()
+
+    @property
+    def drawn(self) -> int:
+        """The rows the chart draws (its inline data)."""
+        return len(self.spec.get("data", {}).get("values", ()))
 
 
 @dataclass(frozen=True)

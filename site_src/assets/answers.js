@@ -1,6 +1,6 @@
 // Answers: the pickers of the Answers page, over the rows embedded in it (the derived tables
-// site_smallest, site_model_pairs, site_nearest and site_cost), and sorting and filtering of
-// its long tables. Builds every answer with DOM nodes and textContent only.
+// site_smallest, site_model_pairs, site_nearest and site_cost); its long tables sort and filter
+// as every page's do (site.js). Builds every answer with DOM nodes and textContent only.
 (function () {
   "use strict";
 
@@ -259,41 +259,6 @@
     out.appendChild(t);
   }
 
-  // Long tables: a filter box and sortable headings.
-  function tables() {
-    document.querySelectorAll("input.answer-filter").forEach(function (input) {
-      var table = byId(input.getAttribute("data-for"));
-      input.addEventListener("input", function () {
-        var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-        table.querySelectorAll("tbody tr").forEach(function (tr) {
-          var text = tr.textContent.toLowerCase();
-          tr.hidden = !words.every(function (w) { return text.indexOf(w) !== -1; });
-        });
-      });
-    });
-    document.querySelectorAll("table[data-sortable]").forEach(function (table) {
-      table.querySelectorAll("th").forEach(function (th, i) {
-        th.setAttribute("role", "button");
-        th.title = "sort";
-        th.addEventListener("click", function () {
-          var body = table.tBodies[0];
-          var up = th.getAttribute("aria-sort") !== "ascending";
-          table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-          th.setAttribute("aria-sort", up ? "ascending" : "descending");
-          var rows = Array.prototype.slice.call(body.rows);
-          rows.sort(function (a, b) {
-            var x = a.cells[i].getAttribute("data-sort") || a.cells[i].textContent;
-            var y = b.cells[i].getAttribute("data-sort") || b.cells[i].textContent;
-            var nx = parseFloat(x), ny = parseFloat(y);
-            var c = isFinite(nx) && isFinite(ny) ? nx - ny : x.localeCompare(y);
-            return up ? c : -c;
-          });
-          rows.forEach(function (r) { body.appendChild(r); });
-        });
-      });
-    });
-  }
-
   function start() {
     var node = byId("answers-data");
     if (!node) return;
@@ -309,7 +274,6 @@
       });
       q[1](data);
     });
-    tables();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

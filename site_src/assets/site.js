@@ -2,6 +2,8 @@
 // pages opened from files draw too) with the vendored vega-embed, at the width of its column;
 // without JavaScript the static SVG in <noscript> shows. Long tables and code blocks show
 // their first rows or lines and a button for the rest (a page stays short enough to scan);
+// tables of more than 20 rows sort (click a heading) and filter (type words of a row), and
+// on a phone a table of three columns or more is a card per row;
 // identifiers cut short in a table cell (paths at their start, so the file name shows) show
 // in full on hover (title) and on a tap.
 (function () {
@@ -10,6 +12,7 @@
   var FIRST_ROWS_PX = 360; // about the height of the rows they show
   var FIRST_LINES = 6; // lines a long code block shows before "Show all"
   var LONG_CODE = 12; // code blocks with more lines than this are shortened
+  var SORT_ROWS = 20; // tables with more rows than this sort and filter
 
   function charts() {
     document.querySelectorAll("figure.vl-chart").forEach(function (fig) {
@@ -52,6 +55,20 @@
     });
   }
 
+  // The rows a table shows: those holding every word typed in its filter; while nothing is
+  // typed and the table is folded to its first rows ("Show all" not pressed), only those.
+  function showRows(table) {
+    var words = table.filterWords || [];
+    var limit = words.length || !table.firstRows ? Infinity : table.firstRows;
+    var shown = 0;
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      var text = tr.textContent.toLowerCase();
+      var match = words.every(function (w) { return text.indexOf(w) !== -1; });
+      tr.hidden = !match || shown >= limit;
+      if (!tr.hidden) shown++;
+    });
+  }
+
   function longTables() {
     document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
       var body = table.tBodies[0];
@@ -59,10 +76,90 @@
       var top = body.rows[0].offsetTop;
       var first = 1;
       while (first < body.rows.length && body.rows[first].offsetTop - top < FIRST_ROWS_PX) first++;
-      var rows = Array.prototype.slice.call(body.rows, first);
-      rows.forEach(function (row) { row.hidden = true; });
+      table.firstRows = first;
+      showRows(table);
       more(table.closest(".md-typeset__scrollwrap") || table, "Show all " + body.rows.length + " rows",
-        function () { rows.forEach(function (row) { row.hidden = false; }); });
+        function () { table.firstRows = 0; showRows(table); });
+    });
+  }
+
+  // A number where a cell starts with one ("12.5", "3 of 5", "1.2–1.4"), else the text.
+  function sortKey(cell) {
+    var text = cell.getAttribute("data-sort") || cell.textContent.trim();
+    var n = parseFloat(text.replace(/,/g, ""));
+    return isFinite(n) && /^[-\d.,]/.test(text) ? n : text.toLowerCase();
+  }
+
+  function sortable(table) {
+    table.querySelectorAll("thead th").forEach(function (th, i) {
+      th.setAttribute("role", "button");
+      th.tabIndex = 0;
+      th.title = "sort";
+      function sort() {
+        var body = table.tBodies[0];
+        var up = th.getAttribute("aria-sort") !== "ascending";
+        table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows).map(function (r, at) {
+          return {row: r, key: r.cells[i] ? sortKey(r.cells[i]) : "", at: at};
+        });
+        rows.sort(function (a, b) {
+          var x = a.key, y = b.key, c;
+          if (typeof x === typeof y) c = typeof x === "number" ? x - y : x.localeCompare(y);
+          else c = typeof x === "number" ? -1 : 1; // numbers before words, either way
+          return (up || typeof x !== typeof y ? c : -c) || a.at - b.at;
+        });
+        rows.forEach(function (r) { body.appendChild(r.row); });
+        showRows(table);
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
+    });
+  }
+
+  function filterBox(table, input) {
+    input.addEventListener("input", function () {
+      table.filterWords = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      showRows(table);
+    });
+  }
+
+  // Tables that ask for it (data-sortable, a filter box naming them) and every other table
+  // of more than SORT_ROWS rows sort and filter.
+  function sortFilter() {
+    document.querySelectorAll("input.answer-filter[data-for]").forEach(function (input) {
+      var table = document.getElementById(input.getAttribute("data-for"));
+      if (table && table.tBodies[0]) { table.hasFilter = true; filterBox(table, input); }
+    });
+    document.querySelectorAll(".md-typeset table").forEach(function (table) {
+      var body = table.tBodies[0];
+      if (!body || !table.tHead) return;
+      var long = !table.className && body.rows.length > SORT_ROWS;
+      if (long && !table.hasFilter) {
+        var input = document.createElement("input");
+        input.className = "answer-filter";
+        input.placeholder = "filter " + body.rows.length + " rows: type any words of a row";
+        input.setAttribute("aria-label", "Filter the table's rows");
+        (table.closest(".md-typeset__scrollwrap") || table).insertAdjacentElement("beforebegin", input);
+        filterBox(table, input);
+      }
+      if (long || table.hasAttribute("data-sortable")) sortable(table);
+    });
+  }
+
+  // Every cell carries its column's heading (data-label); on a phone a table of three columns
+  // or more shows a card per row, each cell led by its heading, so no column is off-screen.
+  function cards() {
+    document.querySelectorAll(".md-typeset table:not(.answer-table):not(.guide-table)").forEach(function (table) {
+      var head = table.tHead && table.tHead.rows[0];
+      if (!head || !table.tBodies[0] || head.cells.length < 3) return;
+      var names = Array.prototype.map.call(head.cells, function (th) { return th.textContent.trim(); });
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+        Array.prototype.forEach.call(tr.cells, function (td, i) {
+          if (names[i]) td.setAttribute("data-label", names[i]);
+        });
+      });
+      table.setAttribute("data-cards", "");
     });
   }
 
@@ -93,7 +190,7 @@
   }
 
   function init() {
-    charts(); longTables(); longCode(); identifiers(); openTarget();
+    charts(); sortFilter(); longTables(); cards(); longCode(); identifiers(); openTarget();
     window.addEventListener("hashchange", openTarget);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

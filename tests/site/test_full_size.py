@@ -95,7 +95,7 @@ def test_the_page_names_peer_to_peer_off_truthfully_and_says_how_a_pcie_server_d
     data = Data(full_size_scaling=[scaling_row("gnmt", 4, "nvlink", 93.9),
                                    scaling_row("gnmt", 4, "no-p2p", 47.0)])  # fmt: skip
     text = render("full_size.md.j2", full_size.page(data))
-    assert cells(text, 3) == ["NVLink", NO_P2P]
+    assert cells(text, 2) == ["NVLink", NO_P2P]
     assert "peer-to-peer off" not in text
     prose = " ".join(text.split())
     assert "It is not a PCIe server" in prose and "lower power limits and clocks" in prose

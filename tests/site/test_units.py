@@ -11,7 +11,7 @@ import pytest
 
 import collector
 from collector.queries import query
-from collector.site import charts
+from collector.site import charts, common
 from collector.site.escape import json_for_html, markdown_text, title_text
 from collector.site.model import Sheet
 from collector.site.render import render
@@ -181,17 +181,47 @@ def test_dot_chart_labels_sit_above_their_row_cut_at_a_word_to_the_width() -> No
         assert "lastindexof(" in axis["labelExpr"] and "width" in axis["labelExpr"]
 
 
-def test_a_long_dot_chart_shows_its_first_rows_and_a_box_for_all() -> None:
+def _drawn(chart: object) -> list[dict]:
+    """The rows a chart's spec carries, as the pages embed it (common.spec)."""
+    return common.spec(chart)["data"]["values"]
+
+
+def test_a_long_ratio_chart_draws_its_largest_rows_only() -> None:
+    n = charts.TOP_ROWS + 5
     rows = [
-        {"label": f"row {i}", "value": float(i + 1), "kind": "k", "detail": ""}
-        for i in range(charts.FIRST_ROWS + 5)
+        {"label": f"row {i}", "value": float(i % 7 + i), "kind": "k", "detail": ""}
+        for i in range(n)
     ]
-    spec = charts.dots(rows, "t", "d", "speedup, x").to_dict()
-    box = next(p for p in spec["params"] if p["name"] == "all_rows")
-    assert box["value"] is False and box["bind"]["input"] == "checkbox"
-    assert f"<= {charts.FIRST_ROWS}" in spec["transform"][1]["filter"]
-    short = charts.dots(rows[:5], "t", "d", "speedup, x").to_dict()
-    assert "transform" not in short
+    chart = charts.dots(rows, "t", "d", "speedup, x")
+    drawn = _drawn(chart)
+    assert len(drawn) == charts.TOP_ROWS
+    largest = sorted((r["value"] for r in rows), reverse=True)[: charts.TOP_ROWS]
+    assert sorted((r["value"] for r in drawn), reverse=True) == largest
+    spec = chart.to_dict()
+    # no box that draws every row, no filter that hides rows the spec carries
+    assert not any(p["name"] == "all_rows" for p in spec.get("params", []))
+    assert not any("filter" in t for t in spec.get("transform", []))
+
+
+def test_a_long_time_chart_draws_its_fastest_rows_in_the_order_given() -> None:
+    rows = [
+        {"label": f"row {i}", "value": 10.0 + i // 2, "low": None, "high": None, "kind": "k"}
+        for i in range(charts.TOP_ROWS + 10)
+    ][::-1]
+    chart = charts.dots(rows, "t", "d", charts.TIME_MEASURE, True, charts.TIME_TIPS)
+    drawn = _drawn(chart)
+    assert [r["value"] for r in drawn] == sorted(r["value"] for r in rows)[: charts.TOP_ROWS]
+    # equal times keep the order the table gives them
+    assert [r["label"] for r in drawn[:2]] == ["row 1", "row 0"]
+    # the time axis ends at the slowest row drawn (19 min), not at those left out (24 min)
+    layer = next(x for x in chart.to_dict()["layer"] if "x" in x["encoding"])
+    assert max(layer["encoding"]["x"]["axis"]["values"]) == 20
+
+
+def test_a_short_dot_chart_draws_every_row() -> None:
+    rows = [{"label": f"r{i}", "value": float(i + 1), "kind": "k"} for i in range(5)]
+    chart = charts.dots(rows, "t", "d", "speedup, x")
+    assert len(_drawn(chart)) == 5 and "transform" not in chart.to_dict()
 
 
 def _derive(name: str, **inputs: list[dict]) -> list[dict]:
@@ -234,6 +264,21 @@ def test_chart_labels_name_the_submitter_and_the_accelerator_model_in_words() ->
     (out,) = _derive("site_comparisons", scaling=[row], accelerator_words=[
         {"accelerator": "NVIDIA A100-PCIe-80GB", "model": "NVIDIA A100 PCIe"}])  # fmt: skip
     assert out["label"] == "bert · Dell, 32 x NVIDIA A100 PCIe · throughput · vs 16"
+
+
+def test_chart_labels_name_the_benchmark_by_its_definition_in_every_round() -> None:
+    row = {"system": "box", "accelerators": 8, "source": "official", "kind": "strong",
+           "efficiency_pct": 90.0, "baseline_accelerators": 1}  # fmt: skip
+    renamed = [{**row, "benchmark": "gnn", "round": "v4.1"},
+               {**row, "benchmark": "rgat", "round": "v5.0"}]  # fmt: skip
+    assert {r["label"] for r in _derive("site_comparisons", scaling=renamed)} == {
+        "R-GAT · box · 8 · time to train"
+    }
+    # a name that meant another benchmark in another round reads as that one
+    ssd = [{**row, "benchmark": "ssd", "round": r} for r in ("v1.1", "v2.0")]
+    labels = {r["label"] for r in _derive("site_comparisons", scaling=ssd)}
+    assert labels == {"SSD-ResNet34 · box · 8 · time to train",
+                      "RetinaNet ResNeXt50 · box · 8 · time to train"}  # fmt: skip
 
 
 def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:

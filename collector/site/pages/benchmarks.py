@@ -23,13 +23,13 @@ def page(data: SiteData, name: str) -> Sheet:
     scores = [r for r in mine("site_scores") if r["evidence"] != "proxy"]
     times = []
     for kind, rows in runs_of([r for r in scores if r["score_minutes"] and r["newest_round"]]):
-        dots = [_dot(r) for r in rows]
+        dots, top, round_ = [_dot(r) for r in rows], charts.TOP_ROWS, rows[0]["round"]
         t, desc = (
-            phrase("time_title", title=title, kind=kind, round=rows[0]["round"]),
-            phrase("time_desc", rows=dots, kind=kind),
+            phrase("time_title", title=title, kind=kind, round=round_, rows=dots, top=top),
+            phrase("time_desc", rows=dots, kind=kind, top=top),
         )
         chart = charts.dots(dots, t, desc, charts.TIME_MEASURE, True, charts.TIME_TIPS)
-        times.append(chart_ref(path, f"time-{kind}", chart, t, desc))
+        times.append(chart_ref(path, f"time-{kind}", chart, t, desc, rows))
     scaling = []
     for kind, rows in runs_of(mine("site_scaling")):
         t, desc = phrase("scaling_title", title=title, kind=kind), phrase("scaling_desc", rows=rows)

@@ -27,13 +27,14 @@ TOPICS = (
 # each table is shown one kind of evidence at a time, under its kind's heading (evidence.yml)
 EVIDENCE = {r["evidence"]: r["heading"] for r in parameters.evidence_kinds().rows
             if r["evidence"] in ("official", "local", "published")}  # fmt: skip
-# Columns shown for a topic's table: what is compared, then the answer with its interval, then
-# how it was measured (the Data page has every column).
+# Columns shown for a topic's table: what is compared (benchmark, system, count), then the answer
+# with its interval, so that it shows beside them on a laptop, then how it was measured (the
+# Data page has every column).
 SHOWN = {
     "scaling": (
-        "benchmark", "system", "accelerators", "baseline_accelerators", "efficiency_pct",
-        "speedup", "within_noise", "kind", "precision", "interconnect", "runs", "baseline_runs",
-        "round", "submitter", "qualifiers",
+        "benchmark", "system", "accelerators", "efficiency_pct", "speedup",
+        "baseline_accelerators", "within_noise", "kind", "precision", "interconnect", "runs",
+        "baseline_runs", "round", "submitter", "qualifiers",
     ),
     "precision_gain": (
         "benchmark", "system", "accelerators", "precision", "baseline_precision", "gain",
@@ -45,14 +46,14 @@ SHOWN = {
         "round", "qualifiers",
     ),
     "speedups": (
-        "benchmark", "system_id", "accelerator", "accelerators", "baseline_system_id", "speedup",
+        "benchmark", "system_id", "accelerators", "speedup", "baseline_system_id", "accelerator",
         "within_noise", "precision", "interconnect", "minutes", "baseline_minutes", "runs",
         "baseline_runs", "round", "qualifiers",
     ),
     "cost_energy": (
-        "benchmark", "system", "accelerators", "precision", "interconnect", "minutes",
-        "accelerator_hours", "energy_at_tdp_kwh", "energy_measured_kwh",
-        "power_measured_per_accelerator_w", "measured_runs", "runs", "cost_usd", "price_label",
+        "benchmark", "system", "accelerators", "cost_usd", "energy_at_tdp_kwh",
+        "energy_measured_kwh", "accelerator_hours", "minutes", "price_label",
+        "power_measured_per_accelerator_w", "measured_runs", "runs", "precision", "interconnect",
         "round",
     ),
 }  # fmt: skip
@@ -77,16 +78,18 @@ def page(data: SiteData) -> Sheet:
             {
                 "title": title,
                 "table": table,
+                "axis": axis,
                 "tables": _tables(data, table, rows),
                 "withheld": sorted(withheld.items()),
             }
         )
         made[table] = []
         for kind, dots in runs_of(r for r in observed if r["topic"] == table):
-            t = phrase("compare_title", title=title, kind=kind)
-            desc = phrase("compare_desc", rows=dots, axis=axis, kind=kind)
+            top = charts.TOP_ROWS
+            t = phrase("compare_title", title=title, kind=kind, rows=dots, top=top)
+            desc = phrase("compare_desc", rows=dots, axis=axis, kind=kind, top=top)
             chart = charts.dots(dots, t, desc, axis)
-            made[table].append(chart_ref(PATH, f"{table}-{kind}", chart, t, desc))
+            made[table].append(chart_ref(PATH, f"{table}-{kind}", chart, t, desc, dots))
     refs = {table: tuple(c) for table, c in made.items()}
     return Sheet(PATH, "Compare", data.snapshot, rows={"topics": topics}, charts=refs)
 
@@ -129,9 +132,17 @@ def _cell(
     return value
 
 
+# a column name's last word that is its unit, as a heading writes it
+UNIT_WORDS = {"pct": "%", "kwh": "kWh", "usd": "USD", "w": "W", "tdp": "TDP"}
+
+
 def _heading(column: str, unit: str | None) -> str:
-    """A column's heading: its name with spaces, and its unit where the name does not say it
-    ('accelerators, count'; 'energy at tdp kwh', not 'energy_at_tdp_kwh, kWh')."""
+    """A column's heading in words, its unit after a comma: 'accelerators, count';
+    'efficiency, %' and 'energy at TDP, kWh' for efficiency_pct and energy_at_tdp_kwh (a name
+    that ends in its unit); 'minutes', not 'minutes, minutes'."""
+    *words, last = column.split("_")
+    if words and last in UNIT_WORDS:
+        return " ".join(UNIT_WORDS.get(w, w) for w in words) + ", " + UNIT_WORDS[last]
     name = column.replace("_", " ")
     if not unit or unit.lower() in name.lower().split():
         return name

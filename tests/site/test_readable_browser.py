@@ -1,0 +1,200 @@
+"""Readable pages in Chromium, at a desktop (1280 px) and a phone (390 px) width, on the site
+built from the shipped store: a long chart draws its top rows and says so, and every row of the
+derived table behind it is in a table beside it that sorts and filters; the columns that answer
+a page's question lie inside the viewport; official logs link to their files."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from collector.site import charts
+from tests.site.conftest import build_site
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+WIDTHS = (1280, 390)
+CHART_PX = 1000  # a chart of TOP_ROWS rows, its title and legend: under a phone's two screens
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
+    ),
+    pytest.mark.slow,
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(None, tmp_path_factory.mktemp("readable-site"))
+
+
+@pytest.fixture(scope="module")
+def base(site: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(site))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def download(site: Path, table: str) -> list[dict]:
+    return pq.read_table(site / "data" / f"{table}.parquet").to_pylist()
+
+
+def visit(browser: object, base: str, path: str, width: int) -> object:
+    """A page at a width, its charts drawn, with no script error."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + path, wait_until="load")
+    page.wait_for_function(
+        "[...document.querySelectorAll('figure.vl-chart')].every("
+        "f => f.dataset.rendered || f.dataset.error)",
+        timeout=30000,
+    )
+    assert errors == []
+    return page
+
+
+def long_charts(site: Path) -> list[tuple[str, str, list[dict], str]]:
+    """(page, chart id, the derived table's rows behind it, a word to filter on) of two long
+    charts: Compare's official scaling efficiency and Llama 2 70B's times to train."""
+    scaling = [
+        r
+        for r in download(site, "site_comparisons")
+        if r["topic"] == "scaling" and r["kind"] == "official MLPerf"
+    ]
+    scores = [
+        r
+        for r in download(site, "site_scores")
+        if r["benchmark"] == "llama2_70b_lora"
+        and r["evidence"] == "official"
+        and r["newest_round"]
+        and r["score_minutes"]
+    ]
+    return [
+        ("compare.html", "compare-scaling-official-mlperf", scaling, "resnet"),
+        ("benchmarks/llama2-70b-lora.html", "benchmarks-llama2-70b-lora-time-official-mlperf",
+         scores, "nvidia"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_long_chart_draws_its_top_rows_beside_a_table_of_all(browser, base, site, width):
+    for path, chart_id, rows, word in long_charts(site):
+        assert len(rows) > charts.TOP_ROWS, chart_id  # a long chart in the shipped store
+        page = visit(browser, base, path, width)
+        figure = page.locator(f"#{chart_id}")
+        got = figure.evaluate(
+            "f => ({rows: JSON.parse(f.querySelector('script.vl-spec').textContent)"
+            ".data.values.length,"
+            " marks: f.querySelectorAll('g.mark-symbol.role-mark > path').length,"
+            " boxes: f.querySelectorAll('input[type=checkbox]').length,"
+            " height: f.getBoundingClientRect().height,"
+            " caption: f.querySelector('figcaption').textContent})"
+        )
+        assert got["rows"] == charts.TOP_ROWS and got["marks"] == charts.TOP_ROWS, got
+        assert got["height"] < CHART_PX, got
+        assert got["boxes"] <= 1, got  # the log scale's at most: no box to draw every row
+        assert f"the {charts.TOP_ROWS} " in got["caption"] and f" of {len(rows)}" in got["caption"]
+        text = page.inner_text("article")
+        assert f"The chart shows the {charts.TOP_ROWS} " in text and f"of {len(rows)} " in text
+        # every row beside it, folded: opened, as many rows as the derived table has
+        details = page.locator(f"details:has(#{chart_id}-rows)")
+        assert not details.evaluate("d => d.open")
+        details.locator("summary").click()
+        table = page.locator(f"#{chart_id}-rows")
+        assert table.locator("tbody tr").count() == len(rows)
+        first = table.locator("tbody tr").first.locator("td.answer-value")
+        box = first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+        assert table.evaluate("t => t.getBoundingClientRect().height") < 1000
+        # it filters: the rows that hold the word typed, and sorts by rank, last first
+        page.fill(f'input[data-for="{chart_id}-rows"]', word)
+        shown = table.evaluate("t => [...t.tBodies[0].rows].filter(r => !r.hidden).length")
+        label = "label" if "label" in rows[0] else "hardware"
+        expected = [r for r in rows if word in (r[label] + " " + r.get("submitter", "")).lower()]
+        assert shown == len(expected) > 0, (chart_id, shown, len(expected))
+        page.fill(f'input[data-for="{chart_id}-rows"]', "")
+        if width >= 1280:  # the headings sort (on a phone each row is a card, no heading row)
+            heading = table.locator("thead th", has_text="rank")
+            heading.click()
+            heading.click()
+            last = table.locator("tbody tr").first.locator("td").first.inner_text()
+            assert int(last) == max(r.get("chart_rank") or r.get("rank_in_round") for r in rows)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.close()
+
+
+# The columns that answer each page's question, by heading: in view at every width.
+ANSWERS = {
+    "compare.html": (
+        "efficiency, % (95% interval)", "gain, ratio (95% interval)",
+        "speedup, ratio (95% interval)", "cost, USD", "energy at TDP, kWh",
+    ),
+    "rounds.html": ("speedup",),
+    "full-size.html": (
+        "tokens/s per accelerator", "% of linear (95% interval)",
+        "with peer-to-peer disabled, of NVLink", "projected minutes (on)",
+    ),
+    "benchmarks/resnet.html": ("score, minutes", "times as fast (95% interval)"),
+}  # fmt: skip
+ANSWER_CELLS = """names => [...document.querySelectorAll('article table')].flatMap(t => {
+  const heads = [...t.querySelectorAll('thead th')].map(h => h.textContent.trim());
+  const row = t.tBodies[0] && [...t.tBodies[0].rows].find(r => !r.hidden);
+  if (!row) return [];
+  return heads.map((h, i) => [h, row.cells[i]]).filter(([h, c]) => names.includes(h) && c)
+    .map(([h, c]) => { const r = c.getBoundingClientRect(); return [h, r.left, r.width]; });
+})"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_answer_columns_are_in_view(browser, base, width):
+    for path, names in ANSWERS.items():
+        page = visit(browser, base, path, width)
+        cells = page.evaluate(ANSWER_CELLS, list(names))
+        assert {h for h, _, _ in cells} == set(names), (path, cells)
+        # the value's start shows: a cell starts inside the screen, with room to read it
+        off = [(h, left) for h, left, w in cells if left < 0 or left + min(w, 40) > width]
+        assert not off, (path, width, off)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_system_links_its_logs_to_the_published_files(browser, base, site, width):
+    runs = [r for r in download(site, "runs") if r["round"] == "v5.1" and r["source"] == "official"]
+    system = runs[0]["system_id"]
+    page = visit(browser, base, "systems/v5-1.html", width)
+    section = page.locator("details.system", has_text=f"id {system}.").first
+    section.locator("summary").click()
+    links = section.locator("table a[href^='https://github.com/']")
+    hrefs = set(links.evaluate_all("as => as.map(a => a.href)"))
+    assert hrefs >= {r["log_url"] for r in runs if r["system_id"] == system}
+    first = next(r for r in runs if r["system_id"] == system)
+    assert first["log_url"].startswith("https://github.com/mlcommons/training_results_v5.1/blob/")
+    cell = links.first.bounding_box()
+    assert cell and cell["x"] >= 0 and cell["x"] + 40 <= width, cell
+    page.close()
