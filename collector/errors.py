@@ -46,4 +46,6 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 def one_line(text: str) -> str:
     """Text as one printable line: the characters a terminal would act on escaped (a file
     named with a newline or an escape sequence cannot forge or hide lines)."""
+    if text.isprintable():  # none of those characters (the common case, checked at C speed)
+        return text
     return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)

@@ -56,6 +56,13 @@ def v06_tree(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test caches the derived tables it computes in a folder of its own: none reads
+    another test's."""
+    monkeypatch.setenv("COLLECTOR_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     return tmp_path / "store"
