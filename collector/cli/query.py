@@ -49,7 +49,8 @@ def query_command(
     ] = False,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
-    from collector.warehouse import Warehouse  # the query engine loads only when a query runs
+    from collector.queries.query import contract  # the query engine loads only when a query runs
+    from collector.warehouse import Warehouse
 
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -71,7 +72,7 @@ def query_command(
             return
         hidden = None
         if fmt == "table" and name is not None and not all_columns:
-            shown = contract_display(name)
+            shown = contract(name).display or None
             if shown is not None:  # only those columns are read
                 hidden = len(relation.columns) - len(shown)
                 relation = relation.project(", ".join(f'"{c}"' for c in shown))
@@ -80,13 +81,6 @@ def query_command(
         write_file(output, text.encode())
     else:
         sys.stdout.write(text)
-
-
-def contract_display(name: str) -> tuple[str, ...] | None:
-    """The columns a derived table's contract lists to print by default, if any."""
-    from collector.queries.query import contract
-
-    return contract(name).display or None
 
 
 def render(

@@ -39,7 +39,6 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         h=html_text,
         json=json_for_html,
         num=lambda v, d=3: Markup(markdown_text(common.num(v, d))),
-        md=markdown_text,
         title=title_text,
         link=_link,
         rel=lambda dest, src: common.rel(src, dest),
