@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import shutil
 import weakref
@@ -232,13 +233,19 @@ def _code(root: Path) -> str:
     """A digest of DuckDB's version, collector's (its `__init__.py`) and every file of the
     packages of `root` (collector's folder) whose code or data a derived table's rows come
     from (queries, store, ingest)."""
-    digest = hashlib.sha256(duckdb.__version__.encode())
-    files = [root / "__init__.py"]
+    digest = duckdb.__version__ + (root / "__init__.py").read_text()
     for package in ("queries", "store", "ingest"):
-        files += sorted(p for p in (root / package).rglob("*") if "__pycache__" not in p.parts)
-    for path in files:
-        if path.is_file():
-            digest.update(f"{path.relative_to(root)}\0".encode() + path.read_bytes())
+        digest = files_digest(root / package, digest)
+    return digest
+
+
+def files_digest(folder: Path | None, start: str, skip: Path | None = None) -> str:
+    """A digest of `start` and the files under `folder` (but `skip`), by their paths in it."""
+    digest = hashlib.sha256(start.encode())
+    for path in sorted(folder.rglob("*")) if folder else ():
+        if path.is_file() and "__pycache__" not in path.parts and skip not in path.parents:
+            digest.update(f"{path.relative_to(folder)}\0".encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -465,11 +472,8 @@ def _first_line(exc: Exception) -> str:
 
 def to_json_rows(rows: list[dict[str, Any]]) -> str:
     """JSON array of row objects (floats as JSON numbers, NaN/inf as null)."""
-    safe = [{k: _json_safe(v) for k, v in row.items()} for row in rows]
+    safe = [
+        {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+        for row in rows
+    ]
     return json.dumps(safe, indent=1, default=str)  # dates and decimals as text
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return None
-    return value
