@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -54,6 +56,16 @@ def v06_tree(root: Path) -> Path:
         (LOGS / "v06_ssd.txt").read_bytes()
     )
     return root
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """What the tests compute outside a test (session fixtures) is cached in a folder of the
+    session's, never in the user's cache."""
+    os.environ["COLLECTOR_CACHE"] = tempfile.mkdtemp(prefix="collector-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("COLLECTOR_CACHE"), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
