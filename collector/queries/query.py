@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 
 QUERY_PACKAGE = "collector.queries"
 CACHES_KEPT = 4  # cache folders kept, the most recently used; an older one is removed
-# each connection's cache folder, and the connections whose functions are made
+# each connection's cache folder and derived tables made, and the connections whose functions
+# are made
 _CACHES: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, Path] = weakref.WeakKeyDictionary()
+_BUILT: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, set[str]] = weakref.WeakKeyDictionary()
 _DEFINED: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
 
 
@@ -311,7 +313,7 @@ def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
     the cache: over the same rows laid out otherwise, DuckDB's threads may sum in another
     order, and a sum or an interval differ in its last digit."""
     contract(name)
-    done, cache = _built(con), _CACHES.get(con)
+    done, cache = _BUILT.setdefault(con, set()), _CACHES.get(con)
 
     def make(table: str, path: tuple[str, ...]) -> None:
         if table in path:
@@ -330,8 +332,11 @@ def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
         if cache:
             _keep(con, table, cache / f"{table}.parquet")
 
-    if name not in done and not _read_cached(con, name, cache):
-        make(name, ())
+    if name not in done:
+        if _read_cached(con, name, cache):
+            done.add(name)
+        else:
+            make(name, ())
     return _one(con, f"SELECT count(*) FROM {name}")
 
 
@@ -401,13 +406,6 @@ def _named(con: duckdb.DuckDBPyConnection, sql: str) -> frozenset[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return frozenset(found)
-
-
-def _built(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {
-        r[0]
-        for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
-    }
 
 
 def _register_parameters(con: duckdb.DuckDBPyConnection, reads: frozenset[str]) -> None:
