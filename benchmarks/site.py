@@ -132,6 +132,7 @@ def main() -> None:
             top, root, ignore=lambda folder, names: skipped & set(names) if folder == top else ()
         )
         env = {**os.environ, "PYTHONPATH": str(root), "NO_MKDOCS_2_WARNING": "1"}
+        env["COLLECTOR_CACHE"] = str(Path(tmp) / "cache")  # every table computed at first
         env.pop("COLLECTOR_STORE", None)
         static = baseline(root, env)
         site = run([sys.executable, "-m", "collector.cli", "site"], root, env)

@@ -11,17 +11,6 @@ class InputError(CollectorError):
     """A path or argument given by the user is wrong (missing file, unknown name)."""
 
 
-class LogError(CollectorError):
-    """A log file cannot be read or parsed; carries the file and, where known, the line."""
-
-    def __init__(self, path: str, message: str, line: int | None = None) -> None:
-        self.path = path
-        self.line = line
-        self.message = message
-        where = f"{path}:{line}" if line is not None else path
-        super().__init__(f"{where}: {message}")
-
-
 class StoreError(CollectorError):
     """The Parquet store is missing, unreadable or of an unknown schema version."""
 
@@ -46,4 +35,6 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 def one_line(text: str) -> str:
     """Text as one printable line: the characters a terminal would act on escaped (a file
     named with a newline or an escape sequence cannot forge or hide lines)."""
+    if text.isprintable():  # none of those characters (the common case, checked at C speed)
+        return text
     return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)

@@ -9,8 +9,9 @@ notebooks.
 
 Every table read from one warehouse comes from the same snapshot, which no writer removes
 until `close`. Derived tables are computed when first asked for (with those they read), once
-per warehouse. Ad-hoc SQL is one read-only SELECT statement confined to the pinned snapshot
-(see `collector.queries.query.connect`).
+per warehouse, or read from the cache of those computed before over the same snapshot by the
+same code (`collector.queries.query.cache_folder`). Ad-hoc SQL is one read-only SELECT
+statement confined to the pinned snapshot (see `collector.queries.query.connect`).
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ class Warehouse:
                     "`collector ingest PATH`, or name a store with --store or $COLLECTOR_STORE"
                 )
             tables = stores.snapshot_tables(self.path, self.snapshot)
-            self._held.append(query.connect(tables, self._threads))
+            digest = stores.manifest.digest(self.path / self.snapshot)
+            cache = query.cache_folder(digest, self._threads)
+            self._held.append(query.connect(tables, self._threads, cache))
         return self._held[1]
 
     @staticmethod

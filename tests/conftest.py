@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -54,6 +56,23 @@ def v06_tree(root: Path) -> Path:
         (LOGS / "v06_ssd.txt").read_bytes()
     )
     return root
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """What the tests compute outside a test (session fixtures) is cached in a folder of the
+    session's, never in the user's cache."""
+    os.environ["COLLECTOR_CACHE"] = tempfile.mkdtemp(prefix="collector-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("COLLECTOR_CACHE"), ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test caches the derived tables it computes in a folder of its own: none reads
+    another test's."""
+    monkeypatch.setenv("COLLECTOR_CACHE", str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture

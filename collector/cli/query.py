@@ -49,7 +49,8 @@ def query_command(
     ] = False,
 ) -> None:
     """Query a derived table, or run ad-hoc SQL with --sql."""
-    from collector.warehouse import Warehouse  # the query engine loads only when a query runs
+    from collector.queries.query import contract  # the query engine loads only when a query runs
+    from collector.warehouse import Warehouse
 
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -69,28 +70,24 @@ def query_command(
             pq.write_table(relation.to_arrow_table(), sink)
             write_file(output, sink.getvalue().to_pybytes())
             return
-        shown = None
+        hidden = None
         if fmt == "table" and name is not None and not all_columns:
-            shown = contract_display(name)
-        text = render(relation.columns, relation.fetchall(), fmt, shown)
+            shown = contract(name).display or None
+            if shown is not None:  # only those columns are read
+                hidden = len(relation.columns) - len(shown)
+                relation = relation.project(", ".join(f'"{c}"' for c in shown))
+        text = render(relation.columns, relation.fetchall(), fmt, hidden)
     if output is not None:
         write_file(output, text.encode())
     else:
         sys.stdout.write(text)
 
 
-def contract_display(name: str) -> tuple[str, ...] | None:
-    """The columns a derived table's contract lists to print by default, if any."""
-    from collector.queries.query import contract
-
-    return contract(name).display or None
-
-
 def render(
-    columns: list[str], rows: list[tuple[Any, ...]], fmt: str, shown: tuple[str, ...] | None = None
+    columns: list[str], rows: list[tuple[Any, ...]], fmt: str, hidden: int | None = None
 ) -> str:
-    """Rows as text: an aligned table, CSV or JSON. With `shown`, the text table prints
-    those columns only, each cell cut to CELL_CHARS, and says how many it left out."""
+    """Rows as text: an aligned table, CSV or JSON. With `hidden`, the number of columns a
+    contract's display left out, the text table cuts each cell to CELL_CHARS and says so."""
     if fmt == "json":
         from collector.queries.query import to_json_rows
 
@@ -99,13 +96,8 @@ def render(
         from collector.queries.export import csv_rows
 
         return csv_rows(columns, rows)
-    hidden = 0
-    if shown is not None:
-        hidden = len(columns) - len(shown)
-        at = [columns.index(c) for c in shown]
-        columns, rows = list(shown), [tuple(row[i] for i in at) for row in rows]
     cells = [[_cell(v) for v in row] for row in rows]
-    if shown is not None:  # each cell cut to CELL_CHARS, its ellipsis included
+    if hidden is not None:  # each cell cut to CELL_CHARS, its ellipsis included
         cells = [
             [c if len(c) <= CELL_CHARS else c[: CELL_CHARS - 1] + "…" for c in r] for r in cells
         ]

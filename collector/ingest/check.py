@@ -18,7 +18,7 @@ from collector import store as stores
 from collector.ingest import data
 from collector.ingest.files import LargeFile, Refused, read_log
 from collector.ingest.parallel import map_batches, usable_cpus
-from collector.ingest.rows import PARSER_ERRORS, identify
+from collector.ingest.rows import PARSER_ERRORS, identify, run_id
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
 from collector.ingest.trees import LogEntry, Skipped, find_logs
@@ -85,17 +85,16 @@ def check_log(entry: LogEntry) -> Verdict:
         return Verdict("", entry.rel_path, "collector", "fail", exc.message)
     except PARSER_ERRORS as exc:  # a case no rule foresaw: this log fails, the others go on
         why = f"cannot be parsed ({type(exc).__name__}: {str(exc)[:120]})"
-        return Verdict(digest[:16], entry.rel_path, "collector", "fail", why)
+        return Verdict(run_id(digest), entry.rel_path, "collector", "fail", why)
 
 
 def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
     events = scan(data)
     if events.fmt is None:
         first = events.issues[0].message if events.issues else "no MLPerf events"
-        return Verdict(digest[:16], entry.rel_path, "collector", "fail", first)
+        return Verdict(run_id(digest), entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
     who = identify(entry, events, summary, digest)  # the run as ingest stores it
-    run_id = who.run_id
     ruleset = _mlperf_ruleset(events.fmt.name, who.round, summary.local is not None, who.benchmark)
     if (summary.local or {}).get("scale") == "throughput":
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
@@ -114,7 +113,7 @@ def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
     else:
         failure = _own_rules(events, rules())
         name = f"collector {events.fmt.name}"
-    return Verdict(run_id, entry.rel_path, name, "fail" if failure else "pass", failure)
+    return Verdict(who.run_id, entry.rel_path, name, "fail" if failure else "pass", failure)
 
 
 def _mlperf_ruleset(fmt: str, round_: str | None, local: bool, benchmark: str | None) -> str | None:

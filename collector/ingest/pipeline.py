@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
@@ -16,7 +15,7 @@ import pyarrow.compute as pc
 from collector import store as stores
 from collector.ingest import reference
 from collector.ingest.parallel import map_batches, split_by_size, usable_cpus
-from collector.ingest.rows import IssueRow, Parsed, read_and_parse
+from collector.ingest.rows import IssueRow, Parsed, read_and_parse, run_id
 from collector.ingest.scan import Events
 from collector.ingest.trees import LogEntry, Skipped, find_logs
 from collector.store.schemas import load
@@ -159,7 +158,7 @@ def _new_rows(
         first = content.setdefault(item.digest, entry.rel_path)
         if first != entry.rel_path:
             if item.run["source"] != "official":  # an official run's id names its place
-                item.run["run_id"] = copy_run_id(item.digest, entry.rel_path)
+                item.run["run_id"] = run_id(item.digest, path=entry.rel_path)
             found.append(
                 IssueRow(
                     entry.rel_path,
@@ -191,15 +190,10 @@ def _first_paths(runs: pa.Table) -> dict[str, str]:
     of the bytes alone."""
     first: dict[str, str] = {}
     columns = (runs.column(c).to_pylist() for c in ("log_sha256", "log_path", "run_id"))
-    for digest, path, run_id in zip(*columns, strict=True):
-        if digest not in first or run_id == digest[:16]:
+    for digest, path, stored_id in zip(*columns, strict=True):
+        if digest not in first or stored_id == run_id(digest):
             first[digest] = path
     return first
-
-
-def copy_run_id(digest: str, log_path: str) -> str:
-    """The run_id of a log whose bytes are stored already at another path."""
-    return hashlib.sha256(f"{digest}\0{log_path}".encode()).hexdigest()[:16]
 
 
 def _sort_issues(

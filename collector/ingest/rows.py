@@ -129,22 +129,25 @@ def identify(
     round_, round_source, issue = _round(entry, events, s, benchmark)
     submitter = entry.submitter or s.submission.get("org") or "unknown"
     system = entry.system or s.submission.get("platform") or printable(entry.path.parent.name)
-    place = (round_, submitter, system, benchmark, entry.run)
-    run_id = _run_id(digest, kind, place)
+    place = (round_, submitter, system, benchmark, entry.run) if kind == "official" else None
+    ident = run_id(digest, place)
     return Identity(
-        kind, round_, round_source, submitter, system, benchmark, entry.run, run_id, issue
+        kind, round_, round_source, submitter, system, benchmark, entry.run, ident, issue
     )
 
 
-def _run_id(digest: str, source: str, place: tuple[str | int, ...]) -> str:
-    """A run's id: the first 16 hex digits of its log's sha256; for an official run, of the
-    sha256 of its place (round, submitter, system, benchmark, run index) and that digest, as
-    one log can be a result of two rounds (submitted again in the next) or of two systems of
-    one submitter."""
-    if source != "official":
-        return digest[:16]
-    where = "/".join(str(part) for part in place)
-    return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
+def run_id(digest: str, place: tuple[str | int, ...] | None = None, path: str = "") -> str:
+    """A run's id: the first 16 hex digits of its log's sha256 (`digest`); for an official
+    run, of the sha256 of its `place` (round, submitter, system, benchmark, run index) and that
+    digest, as one log can be a result of two rounds (submitted again in the next) or of two
+    systems of one submitter; for a log whose bytes are stored already at another path, of
+    that digest and its own `path`."""
+    if place is not None:
+        where = "/".join(str(part) for part in place)
+        return hashlib.sha256(f"{where}:{digest}".encode()).hexdigest()[:16]
+    if path:
+        return hashlib.sha256(f"{digest}\0{path}".encode()).hexdigest()[:16]
+    return digest[:16]
 
 
 def parse_log(

@@ -69,11 +69,6 @@ class RunSummary:
 DECODE_BATCH = 1 << 16  # values taken from the log's arrays at a time
 
 
-def decoded(events: Events, i: int) -> tuple[Any, dict[str, Any]]:
-    """The value and metadata of event i, whatever the format."""
-    return decode_event(events.value(i), events.meta(i), events)
-
-
 def decode_event(text: str, meta_text: str | None, events: Events) -> tuple[Any, dict[str, Any]]:
     """The value and metadata of an event from their texts, whatever the format."""
     value = decode_value(text)
@@ -202,7 +197,7 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
     if out.run_stop_s is None:
         return
     try:
-        value, meta = decoded(events, last)
+        value, meta = decode_event(events.value(last), events.meta(last), events)
     except (BadValue, ValueError):
         value, meta = None, {}
     if isinstance(meta.get("status"), str):

@@ -15,11 +15,6 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
 FORMULA_PATTERN = "^[=+\\-@\t\r|]"
 
 
-def csv_text(table: pa.Table) -> str:
-    """The table as CSV (see csv_rows)."""
-    return csv_rows(table.column_names, (row.values() for row in table.to_pylist()))
-
-
 def csv_rows(columns: Sequence[str], rows: Iterable[Iterable[Any]]) -> str:
     """Rows as CSV: every column, floats with every digit (repr), nulls empty. A text cell
     that a spreadsheet would read as a formula starts with an apostrophe, which shows the
@@ -32,7 +27,7 @@ def csv_rows(columns: Sequence[str], rows: Iterable[Iterable[Any]]) -> str:
 
 
 def csv_cell(value: Any) -> str:
-    """One value as CSV text (see csv_text)."""
+    """One value as CSV text (see csv_rows)."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -45,7 +40,7 @@ def csv_bytes(table: pa.Table) -> bytes:
     """The table as CSV for downloads, written by Arrow: a header, then one line per row;
     numbers with every digit they need, null as an empty cell, a list as its JSON text, and a
     text cell that a spreadsheet would read as a formula started with an apostrophe (as in
-    csv_text)."""
+    csv_rows)."""
     import json
 
     import pyarrow as pa

@@ -15,7 +15,6 @@ from typing import Any
 import yaml
 
 from collector.ingest import data as ingest_data
-from collector.ingest.rounds import rounds
 
 # DuckDB's types of the parameter columns; a column is VARCHAR unless its table says otherwise
 INT, FLOAT, BOOL, TEXTS = "BIGINT", "DOUBLE", "BOOLEAN", "VARCHAR[]"
@@ -78,6 +77,8 @@ def quality_targets() -> Table:
     """The quality target of each benchmark in each round its definition held (definitions.yml
     over the rounds of collector/ingest/rounds.yml): one definition of each benchmark serves
     every table that needs a target the logs do not state."""
+    from collector.ingest.rounds import rounds  # its log-reading helpers load only here
+
     names = [r.name for r in rounds()]
     rows = []
     for d in definitions().to_pylist():

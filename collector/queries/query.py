@@ -3,27 +3,46 @@
 `connect` opens a DuckDB connection over a snapshot's stored tables, confined to their files;
 `build` computes a derived table (and those it reads) into it, once; `select` runs ad-hoc SQL.
 `collector.warehouse` pins the snapshot and holds the connection.
+
+A derived table computed once is kept as Parquet in a cache folder (`cache_folder`) named by
+a digest of everything its rows come from: the snapshot's table files, collector's version
+and the files of the packages that compute it, DuckDB's version and the threads. Another
+connection over the same snapshot and code reads it there instead of computing it again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import math
+import os
+import shutil
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 import yaml
 
 from collector.errors import InputError, QueryError
-from collector.queries import bootstrap, parameters
+from collector.queries import parameters
 from collector.store.schemas import REFERENCE_TABLES, STORED_TABLES
 from collector.store.schemas import load as load_schema
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 QUERY_PACKAGE = "collector.queries"
+CACHES_KEPT = 4  # cache folders kept, the most recently used; an older one is removed
+# each connection's cache folder and derived tables made, and the connections whose functions
+# are made
+_CACHES: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, Path] = weakref.WeakKeyDictionary()
+_BUILT: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, set[str]] = weakref.WeakKeyDictionary()
+_DEFINED: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -128,16 +147,17 @@ def score_rules() -> parameters.Table:
 
 
 def connect(
-    tables: dict[str, Path | pa.Table], threads: int | None = None
+    tables: dict[str, Path | pa.Table], threads: int | None = None, cache: Path | None = None
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB over one snapshot's stored tables, confined to them.
 
     Each stored table is a view in schema `store` over its Parquet file (or over the table
     given, one upgraded in memory from an older schema version); a table the snapshot lacks
     is empty; the reference tables are views by the names the derived SQL reads too. Then
-    the connection is locked: DuckDB reads those Parquet files and nothing else (no other
-    file, no network, no extension), and its settings cannot change. Derived tables are
-    made by `build`, the parameter tables as the derived tables name them."""
+    the connection is locked: DuckDB reads those Parquet files and the `cache` folder of
+    their derived tables (see `cache_folder`) and nothing else (no other file, no network,
+    no extension), and its settings cannot change. Derived tables are made by `build`, the
+    parameter tables as the derived tables name them."""
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")  # a long query would draw one on stdout
     if threads is not None:
@@ -156,6 +176,23 @@ def connect(
             _load(con, f"store.{table}", parameters.Table(types, ()))  # none in this snapshot
     for table in REFERENCE_TABLES:
         con.execute(f"CREATE VIEW {table} AS SELECT * FROM store.{table}")
+    files = [str(p) for p in tables.values() if isinstance(p, Path)]
+    con.execute("SET allowed_paths = $files", {"files": files})
+    if cache is not None:
+        con.execute("SET allowed_directories = $dirs", {"dirs": [f"{cache}{os.sep}"]})
+        _CACHES[con] = cache
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def _define_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """The functions the derived and ad-hoc SQL call, made when first needed (the interval
+    functions load NumPy and pyarrow, which a table read from the cache does not need)."""
+    if con in _DEFINED:
+        return
+    from collector.queries import bootstrap
+
     bootstrap.register(con)
     # rounds order by their numbers (v10.0 after v9.1), as lists of integers
     con.execute(
@@ -164,14 +201,56 @@ def connect(
     )
     for macro in [*_evidence_macros(), _definition_macro()]:
         con.execute(f"CREATE MACRO {macro}")
-    files = [str(p) for p in tables.values() if isinstance(p, Path)]
-    con.execute("SET allowed_paths = $files", {"files": files})
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
-    return con
+    _DEFINED.add(con)
 
 
-# DuckDB's types of the stored tables' column types
+def cache_folder(snapshot: str, threads: int | None) -> Path | None:
+    """The cache folder of the derived tables of a snapshot whose table files have the digest
+    `snapshot`, made if need be: under $COLLECTOR_CACHE, else $XDG_CACHE_HOME/collector (by
+    default ~/.cache/collector), named by a digest of `snapshot`, `threads` and `_code`.
+    None where it cannot be made: the tables are then computed every time. Making one removes
+    all but the CACHES_KEPT most recently used."""
+    root = os.environ.get("COLLECTOR_CACHE") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "collector"
+    )
+    code = _code(Path(__file__).parents[1])
+    key = hashlib.sha256(f"{snapshot} {threads} {code}".encode()).hexdigest()[:32]
+    folder = Path(root, key)
+    try:
+        if folder.is_dir():
+            os.utime(folder)  # used now
+            return folder
+        folder.mkdir(parents=True)
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):  # another process may be removing one
+        kept = sorted(Path(root).iterdir(), key=lambda f: f.stat().st_mtime, reverse=True)
+        for old in kept[CACHES_KEPT:]:
+            shutil.rmtree(old, ignore_errors=True)
+    return folder
+
+
+@cache
+def _code(root: Path) -> str:
+    """A digest of DuckDB's version, collector's (its `__init__.py`) and every file of the
+    packages of `root` (collector's folder) whose code or data a derived table's rows come
+    from (queries, store, ingest)."""
+    digest = duckdb.__version__ + (root / "__init__.py").read_text()
+    for package in ("queries", "store", "ingest"):
+        digest = files_digest(root / package, digest)
+    return digest
+
+
+def files_digest(folder: Path | None, start: str, skip: Path | None = None) -> str:
+    """A digest of `start` and the files under `folder` (but `skip`), by their paths in it."""
+    digest = hashlib.sha256(start.encode())
+    for path in sorted(folder.rglob("*")) if folder else ():
+        if path.is_file() and "__pycache__" not in path.parts and skip not in path.parents:
+            digest.update(f"{path.relative_to(folder)}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _evidence_macros() -> list[str]:
     """The kind of evidence of a row as SQL macros over evidence.yml: its key (a local run below
     full scale is a proxy), its label (a proxy's followed by its scale) and its place. Plain
@@ -213,6 +292,7 @@ def _literal(value: object) -> str:
     return str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
 
 
+# DuckDB's types of the stored tables' column types
 _SQL_TYPES = {"string": "VARCHAR", "int64": "BIGINT", "float64": "DOUBLE", "bool": "BOOLEAN"}
 
 
@@ -228,20 +308,64 @@ def _load(con: duckdb.DuckDBPyConnection, name: str, table: parameters.Table) ->
 
 def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
     """Compute derived table `name` into a temporary table of that name, with the tables it
-    reads computed first (each once per connection); returns its number of rows."""
+    reads computed first (each once per connection), or read it whole from the connection's
+    cache folder; returns its number of rows. The tables it reads are computed, not read from
+    the cache: over the same rows laid out otherwise, DuckDB's threads may sum in another
+    order, and a sum or an interval differ in its last digit."""
     contract(name)
-    done = _built(con)
-    if name in done:
-        return _one(con, f"SELECT count(*) FROM {name}")
-    for table in _needed(con, name):
-        if table not in done:
-            _register_parameters(con, reads(con, table))
-            try:
-                # CREATE TABLE AS answers with the number of rows it stored
-                rows = _one(con, f"CREATE TEMP TABLE {table} AS {contract(table).sql}")
-            except duckdb.Error as exc:
-                raise QueryError(f"{table}.sql: {_first_line(exc)}") from exc
-    return rows
+    done, cache = _BUILT.setdefault(con, set()), _CACHES.get(con)
+
+    def make(table: str, path: tuple[str, ...]) -> None:
+        if table in path:
+            raise QueryError(f"derived tables read each other in a cycle: {', '.join(path)}")
+        if table in done:
+            return
+        for dep in sorted(reads(con, table) & _tables()):
+            make(dep, (*path, table))
+        _define_functions(con)
+        _register_parameters(con, reads(con, table))
+        try:
+            con.execute(f"CREATE TEMP TABLE {table} AS {contract(table).sql}")
+        except duckdb.Error as exc:
+            raise QueryError(f"{table}.sql: {_first_line(exc)}") from exc
+        done.add(table)
+        if cache:
+            _keep(con, table, cache / f"{table}.parquet")
+
+    if name not in done:
+        if _read_cached(con, name, cache):
+            done.add(name)
+        else:
+            make(name, ())
+    return _one(con, f"SELECT count(*) FROM {name}")
+
+
+def _read_cached(con: duckdb.DuckDBPyConnection, table: str, cache: Path | None) -> bool:
+    """Whether derived table `table` was read from the cache folder (False where it is not
+    there, or unreadable: removed since, or damaged)."""
+    path = cache / f"{table}.parquet" if cache else None
+    if not (path and path.is_file()):
+        return False
+    try:
+        con.execute(f"CREATE TEMP TABLE {table} AS FROM read_parquet({_literal(str(path))})")
+    except duckdb.Error:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        return False
+    return True
+
+
+def _keep(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+    """Write a derived table into the cache as a new file renamed into place; nothing where
+    the folder cannot take it, or where Parquet would give a column back in another type
+    (a HUGEINT as a DOUBLE)."""
+    staging = path.with_name(f".{table}.{os.urandom(8).hex()}")
+    try:
+        con.execute(f"COPY {table} TO {_literal(str(staging))} (FORMAT parquet)")
+        if con.sql(f"FROM read_parquet({_literal(str(staging))})").types == con.table(table).types:
+            os.replace(staging, path)
+    except (duckdb.Error, OSError):
+        pass
+    staging.unlink(missing_ok=True)
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> Any:
@@ -284,29 +408,6 @@ def _named(con: duckdb.DuckDBPyConnection, sql: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _built(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {
-        r[0]
-        for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
-    }
-
-
-def _needed(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
-    """`name` and the derived tables it reads, directly or not, dependencies first."""
-    ordered: list[str] = []
-
-    def visit(table: str, path: tuple[str, ...]) -> None:
-        if table in path:
-            raise QueryError(f"derived tables read each other in a cycle: {', '.join(path)}")
-        if table not in ordered:
-            for dep in sorted(reads(con, table) & _tables()):
-                visit(dep, (*path, table))
-            ordered.append(table)
-
-    visit(name, ())
-    return ordered
-
-
 def _register_parameters(con: duckdb.DuckDBPyConnection, reads: frozenset[str]) -> None:
     """Load the parameter tables among `reads` that the connection lacks."""
     made = {"score_rules": score_rules, **parameters.tables()}
@@ -337,7 +438,9 @@ def select(con: duckdb.DuckDBPyConnection, text: str) -> duckdb.DuckDBPyRelation
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, sql: str) -> None:
-    """Make the derived and parameter tables a SQL text names."""
+    """Make the functions it may call, and the derived and parameter tables a SQL text
+    names."""
+    _define_functions(con)
     named = _named(con, sql)
     for name in sorted(named & _tables()):
         build(con, name)
@@ -367,11 +470,8 @@ def _first_line(exc: Exception) -> str:
 
 def to_json_rows(rows: list[dict[str, Any]]) -> str:
     """JSON array of row objects (floats as JSON numbers, NaN/inf as null)."""
-    safe = [{k: _json_safe(v) for k, v in row.items()} for row in rows]
+    safe = [
+        {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+        for row in rows
+    ]
     return json.dumps(safe, indent=1, default=str)  # dates and decimals as text
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return None
-    return value

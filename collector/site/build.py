@@ -16,6 +16,7 @@ import vl_convert
 from altair.utils.schemapi import debug_mode
 
 from collector.errors import InputError
+from collector.queries.query import files_digest
 from collector.site import charts
 from collector.site.common import benchmark_names
 from collector.site.data import SiteData, load
@@ -134,18 +135,8 @@ def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
     the static sources)."""
     package = Path(__file__).resolve().parents[1]
     templates = package / "site" / "templates"
-    code = _digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
-    return code, _digest(static, _digest(templates, ""))
-
-
-def _digest(folder: Path | None, start: str, skip: Path | None = None) -> str:
-    """A digest of `start` and the files under `folder` (but `skip`), by their paths in it."""
-    digest = hashlib.sha256(start.encode())
-    for path in sorted(folder.rglob("*")) if folder else ():
-        if path.is_file() and "__pycache__" not in path.parts and skip not in path.parents:
-            digest.update(f"{path.relative_to(folder)}\0".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+    code = files_digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
+    return code, files_digest(static, files_digest(templates, ""))
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:

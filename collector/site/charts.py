@@ -153,10 +153,6 @@ def _switch(param: str, on: list[float], off: list[float]) -> alt.ExprRef:
     return alt.ExprRef(f"{param} ? {json.dumps(on)} : {json.dumps(off)}")
 
 
-def _log_param(name: str, on: bool) -> alt.Parameter:
-    return alt.param(name=name, value=on, bind=alt.binding_checkbox(name="log scale "))
-
-
 def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.Chart:
     """Add `<field>_plot` columns: log10 of the field when the toggle is on, else the field."""
     for f in fields:
@@ -219,7 +215,9 @@ def _finish(
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
     if param:
-        chart = chart.add_params(_log_param(param, on))
+        chart = chart.add_params(
+            alt.param(name=param, value=on, bind=alt.binding_checkbox(name="log scale "))
+        )
     return chart.configure_legend(orient="bottom", direction="vertical")
 
 

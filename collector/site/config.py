@@ -33,7 +33,6 @@ class Settings:
     guide_deadline_hours: float
     home_findings: int
     home_model_comparisons: int
-    above_linear_pct: float
     internal_tables: frozenset[str] = frozenset()
 
     def benchmark(self, name: str) -> Benchmark:
@@ -64,6 +63,5 @@ def settings() -> Settings:
         guide_deadline_hours=float(doc["guide_deadline_hours"]),
         home_findings=int(doc["home_findings"]),
         home_model_comparisons=int(doc["home_model_comparisons"]),
-        above_linear_pct=float(doc["above_linear_pct"]),
         internal_tables=frozenset(doc.get("internal_tables", ())),
     )

@@ -18,10 +18,6 @@ from collector.site.escape import html_text, json_for_html, markdown_text, title
 from collector.site.model import Page
 
 
-def _link(text: Any, href: str) -> Markup:
-    return Markup(f"[{markdown_text(text)}]({href})")
-
-
 @cache
 def environment(finalize: bool = True) -> jinja2.Environment:
     """The template environment: package templates, StrictUndefined, escaping finalizer (plain
@@ -39,9 +35,8 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         h=html_text,
         json=json_for_html,
         num=lambda v, d=3: Markup(markdown_text(common.num(v, d))),
-        md=markdown_text,
         title=title_text,
-        link=_link,
+        link=lambda text, href: Markup(f"[{markdown_text(text)}]({href})"),
         rel=lambda dest, src: common.rel(src, dest),
         href=lambda path: html_text(common.built(path)),
         system_page=common.system_page,

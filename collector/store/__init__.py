@@ -12,13 +12,11 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from collector.errors import StoreError
 from collector.store import manifest
-from collector.store.schemas import STORED_TABLES, load
+from collector.store.schemas import load
 from collector.store.snapshot import (
     KEEP,
     POINTER,
@@ -31,6 +29,9 @@ from collector.store.snapshot import (
     write,
     writing,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 WORKING_STORE = Path(".collector") / "store"
 
@@ -65,20 +66,16 @@ def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
 def snapshot_tables(store: Path, name: str) -> dict[str, Path | pa.Table]:
     """The stored tables of snapshot `name` of `store` (pin it first): the Parquet file of
     each table at this collector's schema version, or the table itself, upgraded in memory by
-    the migrations, where its file is at an older one; each checked against the snapshot's
-    manifest. Tables the manifest does not list (written before they existed) are left out."""
+    the migrations, where its manifest records an older one; each checked against the
+    snapshot's manifest. Tables the manifest does not list (written before they existed) are
+    left out."""
     listed = manifest.verify(store / name)  # the Pin checked it; cheap again: digests are kept
     found: dict[str, Path | pa.Table] = {}
-    for table in STORED_TABLES:
-        if table not in listed:  # a table newer than the snapshot
-            continue
-        path = (store / name / f"{table}.parquet").resolve()
-        try:
-            meta = pq.read_metadata(path).metadata or {}
-        except (OSError, pa.ArrowException) as exc:
-            raise StoreError(f"{path}: unreadable Parquet ({exc})") from exc
-        current = int(meta.get(b"schema_version", b"0")) == load(table).schema_version
-        found[table] = path if current else _read(store, name, (table,))[table]
+    for table, entry in listed.items():
+        if entry.schema_version == load(table).schema_version:
+            found[table] = (store / name / f"{table}.parquet").resolve()
+        else:
+            found[table] = _read(store, name, (table,))[table]
     return found
 
 

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from collector.errors import StoreError
 from collector.store.schemas import STORED_TABLES
 
@@ -132,7 +130,16 @@ def verify(folder: Path) -> dict[str, Entry]:
     return entries
 
 
+def digest(folder: Path) -> str:
+    """One sha256 over a snapshot's table files as `verify` checked them (each table's name,
+    size and sha256): equal for the same tables, whatever the store or snapshot is called."""
+    lines = [f"{t} {file_digest(folder / f'{t}.parquet')}" for t in sorted(verify(folder))]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
 def _footer_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except (OSError, ValueError) as exc:

@@ -7,12 +7,14 @@ them in order on read, so an old store keeps working after the schemas move on.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from collector.errors import StoreError
 
-Migration = Callable[[pa.Table], pa.Table]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+Migration = Callable[["pa.Table"], "pa.Table"]
 
 
 def _add_columns(after: dict[str | None, list[str]], kind: str = "string") -> Migration:
@@ -20,6 +22,8 @@ def _add_columns(after: dict[str | None, list[str]], kind: str = "string") -> Mi
     for None)."""
 
     def step(table: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
         for anchor, names in after.items():
             at = table.schema.get_field_index(anchor) + 1 if anchor else table.num_columns
             for offset, name in enumerate(names):

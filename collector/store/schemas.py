@@ -5,14 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import yaml
 
 from collector.errors import SchemaError
 
-_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# each column type's pyarrow type, by the name of its factory (pyarrow loads when used)
+_TYPES = {"string": "string", "int64": "int64", "float64": "float64", "bool": "bool_"}
+
+
+def _arrow_type(name: str) -> pa.DataType:
+    import pyarrow as pa
+
+    return getattr(pa, _TYPES[name])()
 
 
 @dataclass(frozen=True)
@@ -35,8 +44,11 @@ class TableSchema:
 
     @cached_property
     def _arrow(self) -> pa.Schema:
+        import pyarrow as pa
+
         fields = [
-            pa.field(c["name"], _TYPES[c["type"]], nullable=c["nullable"]) for c in self.columns
+            pa.field(c["name"], _arrow_type(c["type"]), nullable=c["nullable"])
+            for c in self.columns
         ]
         meta = {"table": self.table, "schema_version": str(self.schema_version)}
         return pa.schema(fields, metadata=meta)
@@ -52,6 +64,8 @@ class TableSchema:
     def table_from_arrays(self, arrays: list[pa.Array] | list[list[Any]]) -> pa.Table:
         """Build a table from one Arrow array (or list of values) per column, in schema
         order, validated."""
+        import pyarrow as pa
+
         try:
             table = pa.Table.from_arrays(arrays, schema=self.arrow())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -65,7 +79,7 @@ class TableSchema:
             raise SchemaError(f"{self.table}: columns {table.schema.names} != {self.names}")
         for column in self.columns:
             field = table.schema.field(column["name"])
-            if field.type != _TYPES[column["type"]]:
+            if field.type != _arrow_type(column["type"]):
                 raise SchemaError(f"{self.table}.{column['name']}: type {field.type}")
             if not column["nullable"] and table.column(column["name"]).null_count:
                 raise SchemaError(f"{self.table}.{column['name']}: nulls in a non-null column")

@@ -32,19 +32,19 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from collector.errors import InputError, StoreError
 from collector.store import manifest, migrations
 from collector.store.manifest import MANIFEST, Entry
 from collector.store.schemas import STORED_TABLES, all_schemas
+
+if TYPE_CHECKING:  # pyarrow loads where a table is read or written, not for a query
+    import pyarrow as pa
 
 POINTER = "CURRENT"
 PREFIX = "snap-"
@@ -108,6 +108,9 @@ def read(store: Path, tables: tuple[str, ...] = STORED_TABLES) -> Snapshot:
 
 
 def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if name is None:
         snap = empty()
         return Snapshot({t: snap.tables[t] for t in tables})
@@ -169,6 +172,8 @@ def _write(store: Path, snapshot: Snapshot) -> str:
 def _write_snapshot(store: Path, staging: Path, name: str, snapshot: Snapshot) -> None:
     """Tables and manifest into `staging`, synced; then the folder renamed to `name` and
     CURRENT pointed at it."""
+    from concurrent.futures import ThreadPoolExecutor
+
     largest_first = sorted(snapshot.tables.items(), key=lambda item: -item[1].nbytes)
     with ThreadPoolExecutor(
         len(os.sched_getaffinity(0))
@@ -190,6 +195,8 @@ def _write_snapshot(store: Path, staging: Path, name: str, snapshot: Snapshot) -
 def _write_table(item: tuple[str, pa.Table], staging: Path) -> tuple[str, Entry]:
     """One table as Parquet, synced, with its manifest entry. Dictionary encoding pays off on
     long tables only, and only for columns whose distinct values stay few."""
+    import pyarrow.parquet as pq
+
     table, data = item
     schema = all_schemas()[table]
     data = data.replace_schema_metadata(schema.arrow().metadata)
@@ -209,6 +216,8 @@ def _write_table(item: tuple[str, pa.Table], staging: Path) -> tuple[str, Entry]
 
 def merge(name: str, old: pa.Table, new: pa.Table) -> pa.Table:
     """Old rows plus new ones; a new row replaces an old one with the same key."""
+    import pyarrow as pa
+
     if new.num_rows == 0:
         return old
     if old.num_rows == 0:

@@ -26,14 +26,19 @@ r = run_suite(Options(benchmarks=["ncf"], repeats=int(sys.argv[2]), gpus=[int(sy
                       resume=len(sys.argv) > 4), m)
 print("STATUS", [x.status for x in r.results], r.interrupted)
 """
-ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+REPO = Path(__file__).resolve().parents[2]
+
+
+def env() -> dict[str, str]:
+    """This environment (the test's cache folder included), with collector on the path."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def start(out: Path, repeats: int, workers: int) -> subprocess.Popen:
     """`run_suite` in a process of its own, in a session of its own (as a shell job is)."""
     argv = [sys.executable, "-c", SCRIPT, str(out), str(repeats), str(workers)]
     return subprocess.Popen(
-        argv, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )  # fmt: skip
 
@@ -50,7 +55,13 @@ def wait_for(log: Path, text: str, proc: subprocess.Popen, seconds: float = 120)
 
 def resume(out: Path, repeats: int, workers: int) -> str:
     argv = [sys.executable, "-c", SCRIPT, str(out), str(repeats), str(workers), "resume"]
-    done = subprocess.run(argv, env=ENV, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        argv,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return done.stdout + done.stderr
 
 

@@ -14,7 +14,6 @@ from collector.ingest.pipeline import ingest
 from collector.store import KEEP
 from tests.conftest import LOGS, REPO, sql, table
 
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 RUNS_PER_TREE = 2
 
 
@@ -31,7 +30,7 @@ def make_tree(root: Path, n: int) -> Path:
 def collector(*args: object) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "collector.cli", *map(str, args)],
-        env=ENV,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -76,7 +75,7 @@ def test_queries_during_a_loop_of_ingests_never_fail(tmp_path):
     ingest([make_tree(tmp_path, 0)], store=store)
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(tmp_path), str(store)],
-        env=ENV,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -115,7 +114,7 @@ def test_a_writer_that_cannot_get_the_store_in_time_says_so_in_one_line(tmp_path
             "    print('holding', flush=True)\n"
             "    sys.stdin.readline()\n",
         ],
-        env=ENV,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
