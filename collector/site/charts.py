@@ -238,6 +238,7 @@ def _title_lines(title: str) -> str | list[str]:
     return [line for part in parts for line in textwrap.wrap(part, TITLE_CHARS)]
 
 
+ROW_MARK = "\u2063"  # between a dot chart row's label and its place (invisible separator)
 TIME_MEASURE = "time to train (dot: score; bar: fastest to slowest run)"
 # Tooltips of dot charts: (field, title); a title of None is the chart's measure.
 TIME_TIPS = (
@@ -273,7 +274,9 @@ def dots(
     Rows: label, value, low and high (None where there is no interval), kind, and the fields
     that `tips` names.
     """
-    rows = top(rows, minutes)
+    # each row its own place on the axis: rows labelled alike (a study's runs that differ in
+    # what the label leaves out) would share one and draw fewer rows than the chart says
+    rows = [{**r, "row": f"{r['label']}{ROW_MARK}{i}"} for i, r in enumerate(top(rows, minutes))]
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
     order = "ascending" if minutes else "descending"
@@ -394,10 +397,11 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
 
 
 def _row_labels(field: str, order: str) -> alt.Y:
-    """The row axis of a dot chart: one row per observation, sorted by `field`, its label
-    above the row across the plot, cut at a word to the plot's width."""
+    """The row axis of a dot chart: one row per observation (`row`: its label and place),
+    sorted by `field`, its label above the row across the plot, cut at a word to the plot's
+    width."""
     return alt.Y(
-        "label:N",
+        "row:N",
         sort=alt.EncodingSortField(field, order=order),
         title=None,
         axis=alt.Axis(
@@ -408,7 +412,7 @@ def _row_labels(field: str, order: str) -> alt.Y:
             labelOffset=-6,
             labelFontSize=11,
             labelLimit=alt.ExprRef("width"),
-            labelExpr=_fitted("datum.label", "width"),
+            labelExpr=_fitted(f"split(datum.label, '{ROW_MARK}')[0]", "width"),
             ticks=False,
             domain=False,
             labelOverlap=False,

@@ -218,6 +218,15 @@ def test_a_long_time_chart_draws_its_fastest_rows_in_the_order_given() -> None:
     assert max(layer["encoding"]["x"]["axis"]["values"]) == 20
 
 
+def test_rows_labelled_alike_each_keep_a_row_of_the_chart() -> None:
+    rows = [{"label": "resnet50 · study 002", "value": v, "kind": "k"} for v in (97.5, 92.5)]
+    chart = charts.dots(rows, "t", "d", "efficiency, %")
+    drawn = _drawn(chart)
+    y = chart.to_dict()["layer"][0]["encoding"]["y"]
+    assert len({r[y["field"]] for r in drawn}) == 2  # two places on the row axis, not one
+    assert "split(datum.label" in y["axis"]["labelExpr"]  # each shows the label alone
+
+
 def test_a_short_dot_chart_draws_every_row() -> None:
     rows = [{"label": f"r{i}", "value": float(i + 1), "kind": "k"} for i in range(5)]
     chart = charts.dots(rows, "t", "d", "speedup, x")
