@@ -69,17 +69,27 @@
     });
   }
 
+  function fold(table) {
+    var body = table.tBodies[0];
+    if (!body || table.offsetHeight <= LONG_TABLE_PX) return;
+    var top = body.rows[0].offsetTop;
+    var first = 1;
+    while (first < body.rows.length && body.rows[first].offsetTop - top < FIRST_ROWS_PX) first++;
+    table.firstRows = first;
+    showRows(table);
+    more(table.closest(".md-typeset__scrollwrap") || table, "Show all " + body.rows.length + " rows",
+      function () { table.firstRows = 0; showRows(table); });
+  }
+
+  // A table in a closed section has no height yet: it folds when the section first opens.
   function longTables() {
     document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
-      var body = table.tBodies[0];
-      if (!body || table.offsetHeight <= LONG_TABLE_PX) return;
-      var top = body.rows[0].offsetTop;
-      var first = 1;
-      while (first < body.rows.length && body.rows[first].offsetTop - top < FIRST_ROWS_PX) first++;
-      table.firstRows = first;
-      showRows(table);
-      more(table.closest(".md-typeset__scrollwrap") || table, "Show all " + body.rows.length + " rows",
-        function () { table.firstRows = 0; showRows(table); });
+      var closed = table.closest("details:not([open])");
+      if (!closed) { fold(table); return; }
+      closed.addEventListener("toggle", function opened() {
+        closed.removeEventListener("toggle", opened);
+        fold(table);
+      });
     });
   }
 

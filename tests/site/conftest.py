@@ -85,3 +85,9 @@ def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_site(small_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(small_store, tmp_path_factory.mktemp("small-site"))
+
+
+@pytest.fixture(scope="session")
+def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from the shipped store, once a session: the browser tests read it."""
+    return build_site(None, tmp_path_factory.mktemp("shipped-site"))

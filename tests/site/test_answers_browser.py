@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from collector.site.common import num
-from tests.site.conftest import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -35,8 +34,8 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(None, tmp_path_factory.mktemp("answers-site"))
+def site(shipped_site: Path) -> Path:
+    return shipped_site
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import REPO
-from tests.site.conftest import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -150,7 +149,15 @@ class Visit:
         return len(got["charts"])
 
 
-SYSTEM_PAGES = 12
+# pages of one template (a round's systems, a benchmark) read: a spread of this many of each
+SPREAD = {"systems/": 4, "benchmarks/": 6}
+
+
+def spread(pages: list[str], n: int) -> list[str]:
+    """`n` of `pages` spread over them, the first and the last included."""
+    if len(pages) <= n:
+        return pages
+    return [pages[round(i * (len(pages) - 1) / (n - 1))] for i in range(n)]
 
 
 def crawl(browser: object, site: Path, shots: str) -> None:
@@ -159,11 +166,11 @@ def crawl(browser: object, site: Path, shots: str) -> None:
         every = sorted(
             p.relative_to(site).as_posix() for p in site.rglob("*.html") if p.name != "404.html"
         )
-        # every page but the system pages, which share one template: of those (a thousand
-        # in the shipped site) a spread of SYSTEM_PAGES
-        systems = [p for p in every if p.startswith("systems/") and "index" not in p]
-        step = max(1, len(systems) // SYSTEM_PAGES)
-        pages = [p for p in every if p not in systems] + systems[::step][:SYSTEM_PAGES]
+        # every page but those that share a template with many others: of those a spread
+        # (the small site's crawl reads every page of every template)
+        pages = [p for p in every if not p.startswith(tuple(SPREAD)) or "index" in p]
+        for folder, n in SPREAD.items():
+            pages += spread([p for p in every if p.startswith(folder) and "index" not in p], n)
         bench = next(p for p in pages if p.startswith("benchmarks/") and "index" not in p)
         system = next(p for p in pages if p.startswith("systems/") and "index" not in p)
         shot = {"index.html": "home", "guide.html": "guide", bench: "benchmark", system: "system"}
@@ -214,8 +221,8 @@ def test_small_site_in_browser(browser: object, small_site: Path) -> None:
     assert any("&lt;script&gt;alert(1)&lt;/script&gt;" in page for page in pages)
 
 
-def test_shipped_site_in_browser(browser: object, tmp_path: Path) -> None:
-    crawl(browser, build_site(None, tmp_path), "shipped")
+def test_shipped_site_in_browser(browser: object, shipped_site: Path) -> None:
+    crawl(browser, shipped_site, "shipped")
 
 
 def test_site_works_opened_from_files(browser: object, small_site: Path) -> None:

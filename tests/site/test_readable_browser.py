@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from collector.site import charts
-from tests.site.conftest import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -37,8 +37,8 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(None, tmp_path_factory.mktemp("readable-site"))
+def site(shipped_site: Path) -> Path:
+    return shipped_site
 
 
 @pytest.fixture(scope="module")
@@ -138,12 +138,13 @@ def test_a_long_chart_draws_its_top_rows_beside_a_table_of_all(browser, base, si
         expected = [r for r in rows if word in (r[label] + " " + r.get("submitter", "")).lower()]
         assert shown == len(expected) > 0, (chart_id, shown, len(expected))
         page.fill(f'input[data-for="{chart_id}-rows"]', "")
-        if width >= 1280:  # the headings sort (on a phone each row is a card, no heading row)
-            heading = table.locator("thead th", has_text="rank")
-            heading.click()
-            heading.click()
-            last = table.locator("tbody tr").first.locator("td").first.inner_text()
-            assert int(last) == max(r.get("chart_rank") or r.get("rank_in_round") for r in rows)
+        # the headings sort (on a phone a row of buttons above the cards)
+        heading = table.locator("thead th", has_text="rank")
+        heading.click()
+        heading.click()
+        last = table.locator("tbody tr").first.locator("td").first.inner_text()
+        last = last.split(":")[-1]  # a card's cell leads with its heading
+        assert int(last) == max(r.get("chart_rank") or r.get("rank_in_round") for r in rows)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.close()
 
@@ -197,4 +198,21 @@ def test_a_system_links_its_logs_to_the_published_files(browser, base, site, wid
     assert first["log_url"].startswith("https://github.com/mlcommons/training_results_v5.1/blob/")
     cell = links.first.bounding_box()
     assert cell and cell["x"] >= 0 and cell["x"] + 40 <= width, cell
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_long_table_in_a_closed_section_folds_when_it_opens(browser, base, site, width):
+    runs = [r for r in download(site, "runs") if r["round"] == "v5.1" and r["source"] == "official"]
+    system, n = Counter(r["system_id"] for r in runs).most_common(1)[0]
+    page = visit(browser, base, "systems/v5-1.html", width)
+    section = page.locator("details.system", has_text=f"id {system}.").first
+    section.locator("summary").click()
+    table = section.locator("table:has(a[href^='https://github.com/'])").first
+    shown = "t => [...t.tBodies[0].rows].filter(r => !r.hidden).length"
+    rows = table.locator("tbody tr").count()
+    assert rows >= n > 20 and table.evaluate(shown) < rows, (system, n, rows)
+    # its own "Show all" button, beside the box that scrolls it (the section folds others)
+    table.evaluate("t => (t.closest('.md-typeset__scrollwrap') || t).nextElementSibling.click()")
+    assert table.evaluate(shown) == rows
     page.close()
