@@ -1,14 +1,20 @@
 """A small store for the site tests: two v0.7-layout systems and local runs whose platform
-name is an HTML injection attempt; a helper that builds the site from a store with MkDocs."""
+name is an HTML injection attempt; a helper that builds the site from a store with MkDocs; the
+site built from the shipped store, served, and a Chromium for the browser tests."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -91,3 +97,72 @@ def small_site(small_store: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from the shipped store, once a session: the browser tests read it."""
     return build_site(None, tmp_path_factory.mktemp("shipped-site"))
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIDTHS = (1280, 390)  # a desktop and a phone
+# the browser tests' marks: slow, and skipped with the reason where Chromium is absent
+BROWSER_MARKS = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
+    ),
+    pytest.mark.slow,
+]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve a folder on 127.0.0.1 on a free port, in a thread."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@pytest.fixture(scope="session")
+def shipped_base(shipped_site: Path) -> Iterator[str]:
+    """The address of the shipped site, served for the session."""
+    server, base = serve(shipped_site)
+    yield base
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site(shipped_site: Path) -> Path:
+    """The site a browser test reads: the shipped store's."""
+    return shipped_site
+
+
+@pytest.fixture(scope="session")
+def base(shipped_base: str) -> str:
+    """The address it is served at."""
+    return shipped_base
+
+
+def download(site: Path, table: str) -> list[dict]:
+    """A derived table as the site publishes it (its Parquet download)."""
+    return pq.read_table(site / "data" / f"{table}.parquet").to_pylist()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """A headless Chromium (Debian's), for the session."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        yield b
+        b.close()

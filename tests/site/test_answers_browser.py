@@ -4,60 +4,12 @@ tables as published), and the answer and its value columns lie inside the viewpo
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
-from collections.abc import Iterator
-from pathlib import Path
-
-import pyarrow.parquet as pq
 import pytest
 
 from collector.site.common import num
+from tests.site.conftest import BROWSER_MARKS, WIDTHS, download
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-WIDTHS = (1280, 390)
-
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
-    ),
-    pytest.mark.slow,
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-@pytest.fixture(scope="module")
-def site(shipped_site: Path) -> Path:
-    return shipped_site
-
-
-@pytest.fixture(scope="module")
-def base(site: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(site))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def download(site: Path, table: str) -> list[dict]:
-    return pq.read_table(site / "data" / f"{table}.parquet").to_pylist()
+pytestmark = BROWSER_MARKS
 
 
 def open_answers(browser: object, base: str, width: int) -> object:

@@ -5,62 +5,17 @@ works opened from files, and a hostile system name never runs."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
-
 from tests.conftest import REPO
+from tests.site.conftest import BROWSER_MARKS, WIDTHS, serve
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = REPO / "build" / "screenshots"
 
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
-    ),
-    pytest.mark.slow,
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = BROWSER_MARKS
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    """Serve a folder on 127.0.0.1 on a free port, in a thread."""
-    handler = functools.partial(QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-WIDTHS = (1280, 390)
 MAX_HEIGHT_PX = 20_000  # at 1280 px: long tables, code and charts show their first rows
 
 # Per page: how far the document scrolls sideways, its height, and per chart its marks (dots,

@@ -5,62 +5,16 @@ a page's question lie inside the viewport; official logs link to their files."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from collector.site import charts
+from tests.site.conftest import BROWSER_MARKS, WIDTHS, download
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-WIDTHS = (1280, 390)
 CHART_PX = 1000  # a chart of TOP_ROWS rows, its title and legend: under a phone's two screens
-
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"
-    ),
-    pytest.mark.slow,
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-@pytest.fixture(scope="module")
-def site(shipped_site: Path) -> Path:
-    return shipped_site
-
-
-@pytest.fixture(scope="module")
-def base(site: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(site))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def download(site: Path, table: str) -> list[dict]:
-    return pq.read_table(site / "data" / f"{table}.parquet").to_pylist()
+pytestmark = BROWSER_MARKS
 
 
 def visit(browser: object, base: str, path: str, width: int) -> object:
