@@ -158,9 +158,10 @@ def download(site: Path, table: str) -> list[dict]:
     return pq.read_table(site / "data" / f"{table}.parquet").to_pylist()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """A headless Chromium (Debian's), for the session."""
+    """A headless Chromium (Debian's), for a test module: Playwright's synchronous API runs
+    one at a time, and other modules start their own."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
