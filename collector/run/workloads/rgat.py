@@ -19,7 +19,7 @@ centroid plus noise, so that the class can be learnt from the neighbourhood at `
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -35,12 +35,20 @@ CHUNK = 1 << 20
 
 def _pyg() -> Any:
     try:
-        import torch_geometric.nn as pyg_nn
+        import torch_geometric
     except ImportError as exc:  # the optional extra is not installed
         raise RuntimeError(
             "the v5.1 rgat workload needs the suite extra: pip install 'collector[suite]'"
         ) from exc
-    return pyg_nn
+    return torch_geometric
+
+
+class Hops(NamedTuple):
+    """How many nodes of each type (seeds first, then each hop's) and edges of each edge type
+    (each hop's) a sampled subgraph holds, in the order they are stored."""
+
+    nodes: dict[str, list[int]]
+    edges: dict[EdgeType, list[int]]
 
 
 class RGAT(nn.Module):
@@ -60,7 +68,7 @@ class RGAT(nn.Module):
         target: str = "paper",
     ) -> None:
         super().__init__()
-        pyg = _pyg()
+        pyg = _pyg().nn
         self.target, self.dropout, self.hidden = target, dropout, hidden
         self.convs = nn.ModuleList()
         for i in range(layers):
@@ -73,10 +81,20 @@ class RGAT(nn.Module):
         self.lin = nn.Linear(hidden, classes)
 
     def forward(
-        self, x: dict[str, torch.Tensor], edges: dict[EdgeType, torch.Tensor], seeds: int
+        self,
+        x: dict[str, torch.Tensor],
+        edges: dict[EdgeType, torch.Tensor],
+        seeds: int,
+        hops: Hops | None = None,
     ) -> torch.Tensor:
-        """Class logits of the first ``seeds`` nodes of the target type."""
+        """Class logits of the first ``seeds`` nodes of the target type. With ``hops`` (the
+        subgraph stored hop by hop), layer ``i`` computes only the nodes and edges that the
+        later layers read: the last ``i`` hops are cut off, as PyG's ``trim_to_layer`` does;
+        the seeds' logits are the same."""
+        trim = _pyg().utils.trim_to_layer
         for i, conv in enumerate(self.convs):
+            if hops is not None:
+                x, edges, _ = trim(i, hops.nodes, hops.edges, x, edges)
             out = conv(x, edges)
             # a type no sampled edge reaches keeps zero features
             x = {k: out[k] if k in out else v.new_zeros(len(v), self.hidden) for k, v in x.items()}
@@ -134,16 +152,17 @@ class HeteroGraph:
 
     def sample(
         self, seeds: torch.Tensor, fanout: list[int], g: torch.Generator | None = None
-    ) -> tuple[dict[str, torch.Tensor], dict[EdgeType, torch.Tensor]]:
+    ) -> tuple[dict[str, torch.Tensor], dict[EdgeType, torch.Tensor], Hops]:
         """The sampled subgraph around ``seeds`` (paper ids): every type's nodes (global ids,
-        the seeds first among the papers) and every edge type's edges as local ``[2, E]``
-        (source, target) indices."""
+        the seeds first among the papers, then each hop's new nodes) and every edge type's
+        edges as local ``[2, E]`` (source, target) indices, hop after hop, with their counts
+        per hop."""
         device = seeds.device
         nodes = {k: [seeds if k == "paper" else seeds[:0]] for k in self.nodes}
         frontier = dict.fromkeys(self.nodes, seeds[:0])
         frontier["paper"] = seeds
         found: dict[EdgeType, list[tuple[torch.Tensor, torch.Tensor]]] = {}
-        for f in fanout:
+        for hop, f in enumerate(fanout):
             reached: dict[str, list[torch.Tensor]] = {k: [] for k in self.nodes}
             for et, (rowptr, col) in self.csr.items():
                 src_t, _, dst_t = et
@@ -156,7 +175,8 @@ class HeteroGraph:
                 pick = torch.where(deg[:, None] <= f, step, (draw * deg[:, None]).long())
                 keep = step < deg[:, None]
                 src = col[(start[:, None] + pick)[keep]]
-                found.setdefault(et, []).append((src, dst[:, None].expand(-1, f)[keep]))
+                parts = found.setdefault(et, [(src[:0], src[:0])] * len(fanout))
+                parts[hop] = (src, dst[:, None].expand(-1, f)[keep])
                 reached[src_t].append(src)
             for k, lists in reached.items():
                 new = torch.cat(lists).unique() if lists else seeds[:0]
@@ -169,7 +189,11 @@ class HeteroGraph:
             src = torch.cat([s for s, _ in parts])
             dst = torch.cat([d for _, d in parts])
             edges[et] = torch.stack([_local(merged[et[0]], src), _local(merged[et[2]], dst)])
-        return merged, edges
+        hops = Hops(
+            {k: [len(part) for part in v] for k, v in nodes.items()},
+            {et: [len(s) for s, _ in parts] for et, parts in found.items()},
+        )
+        return merged, edges, hops
 
 
 def _local(ids: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
@@ -212,7 +236,7 @@ class RGATWorkload(Workload):
 
     def forward(self, model: nn.Module, seeds: torch.Tensor) -> torch.Tensor:
         """Sample the seeds' neighbourhoods, gather their features and classify the seeds."""
-        nodes, edges = self.graph.sample(seeds, self.fanout, self.sampler)
+        nodes, edges, hops = self.graph.sample(seeds, self.fanout, self.sampler)
         device = seeds.device.type
         # the gathered features in the dtype the layers compute in (fp16 tables: half the
         # memory of fp32 copies under bf16 autocast)
@@ -220,7 +244,7 @@ class RGATWorkload(Workload):
             torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else torch.float32
         )
         x = {k: self.graph.features[k][v].to(dtype) for k, v in nodes.items()}
-        return model(x, edges, seeds.numel())
+        return model(x, edges, seeds.numel(), hops)
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         seeds = batch[0]

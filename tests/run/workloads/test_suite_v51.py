@@ -238,8 +238,10 @@ def test_focal_loss_counts_the_foreground_class_as_the_one_positive():
 def test_sampling_takes_at_most_the_fanout_and_keeps_the_seeds_first():
     w = workload_class("rgat")(tiny("rgat"), "tiny", RunContext(CPU))
     seeds = torch.tensor([5, 17, 300])
-    nodes, edges = w.graph.sample(seeds, [4, 3, 2], torch.Generator().manual_seed(0))
+    nodes, edges, hops = w.graph.sample(seeds, [4, 3, 2], torch.Generator().manual_seed(0))
     assert torch.equal(nodes["paper"][:3], seeds)
+    assert {k: sum(v) for k, v in hops.nodes.items()} == {k: len(v) for k, v in nodes.items()}
+    assert {k: sum(v) for k, v in hops.edges.items()} == {k: e.shape[1] for k, e in edges.items()}
     for ids in nodes.values():
         assert ids.unique().numel() == ids.numel()  # each node once
     for (src_t, rel, dst_t), e in edges.items():
@@ -251,6 +253,19 @@ def test_sampling_takes_at_most_the_fanout_and_keeps_the_seeds_first():
         glob_src, glob_dst = nodes[src_t][e[0]], nodes[dst_t][e[1]]
         for s, d in zip(glob_src[:20].tolist(), glob_dst[:20].tolist(), strict=True):
             assert s in col[rowptr[d] : rowptr[d + 1]].tolist()  # a real in-edge
+
+
+def test_trimming_each_layer_to_the_hops_it_feeds_keeps_the_seeds_logits():
+    w = workload_class("rgat")(tiny("rgat"), "tiny", RunContext(CPU))
+    model = w.build_model().eval()
+    seeds = torch.arange(0, 1000, 37)
+    nodes, edges, hops = w.graph.sample(seeds, w.fanout, torch.Generator().manual_seed(1))
+    x = {k: w.graph.features[k][v] for k, v in nodes.items()}
+    assert max(len(v) for v in hops.nodes.values()) == len(w.fanout) + 1
+    assert sum(hops.edges[("paper", "cites", "paper")][1:]) > 0  # later hops exist to cut
+    full = model(x, edges, len(seeds))
+    trimmed = model(x, edges, len(seeds), hops)
+    assert torch.allclose(full, trimmed, atol=1e-5)
 
 
 def test_rowwise_adagrad_updates_only_the_rows_looked_up():
