@@ -88,12 +88,13 @@ def setup_precision(precision: str, device: torch.device) -> torch.dtype | None:
     return AMP_DTYPES.get(precision)
 
 
-def compile_model(model: torch.nn.Module) -> torch.nn.Module:
-    """``torch.compile(model)``, or the eager model where compilation is unavailable."""
+def compile_model(model: torch.nn.Module, dynamic: bool | None = None) -> torch.nn.Module:
+    """``torch.compile(model)``, or the eager model where compilation is unavailable;
+    ``dynamic`` as ``torch.compile`` takes it (true where every step has other sizes)."""
     # a graph the compiler cannot handle runs eager instead of failing the run
     torch._dynamo.config.suppress_errors = True
     try:
-        return cast(torch.nn.Module, torch.compile(model))
+        return cast(torch.nn.Module, torch.compile(model, dynamic=dynamic))
     except Exception as exc:  # toolchain-dependent (no compiler, unsupported Python)
         print(f"torch.compile unavailable ({exc}); running eager")
         return model
@@ -205,7 +206,7 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         # has ended (ResNet-50's campaigns ran so). Compiled around DDP, the graph splits at
         # every gradient bucket: Transformer (big) on 4 x H200 ran slower so than eager
         # (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
-        model = compile_model(model)
+        model = compile_model(model, spec.params.get("compile_dynamic"))
     if world > 1:
         if workload.ddp_ignore:  # model-parallel parameters: each rank keeps its own
             ddp = torch.nn.parallel.DistributedDataParallel
