@@ -73,6 +73,13 @@ def definitions() -> Table:
 
 
 @cache
+def study_benchmarks() -> Table:
+    """The workloads the published studies name, in words (definitions.yml)."""
+    doc = _doc("definitions.yml")
+    return table(doc["study_benchmark_columns"], doc["study_benchmarks"], {})
+
+
+@cache
 def quality_targets() -> Table:
     """The quality target of each benchmark in each round its definition held (definitions.yml
     over the rounds of collector/ingest/rounds.yml): one definition of each benchmark serves

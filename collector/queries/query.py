@@ -199,7 +199,7 @@ def _define_functions(con: duckdb.DuckDBPyConnection) -> None:
         "CREATE MACRO round_key(r) AS "
         "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
     )
-    for macro in [*_evidence_macros(), _definition_macro()]:
+    for macro in [*_evidence_macros(), _definition_macro(), _words_macro()]:
         con.execute(f"CREATE MACRO {macro}")
     _DEFINED.add(con)
 
@@ -286,6 +286,23 @@ def _definition_macro() -> str:
             f"round_key({_literal(row['first_round'])}){last} THEN {_literal(row['definition'])}"
         )
     return f"benchmark_definition(b, r) AS CASE {' '.join(whens)} END"
+
+
+def _words_macro() -> str:
+    """benchmark_words(benchmark, round): the benchmark in words, the model of its definition
+    in that round ('R-GAT' for v4.x's gnn and v5.x's rgat), a published study's workload by the
+    names definitions.yml gives them, else the name itself."""
+    models = {r["definition"]: r["model"] for r in parameters.definitions().rows}
+    whens = [f"WHEN {_literal(d)} THEN {_literal(m)}" for d, m in models.items()]
+    studies = [
+        f"WHEN {_literal(r['benchmark'])} THEN {_literal(r['model'])}"
+        for r in parameters.study_benchmarks().rows
+    ]
+    # a study's id in place of a round: not 'v<major>.<minor>'
+    return (
+        f"benchmark_words(b, r) AS coalesce(CASE benchmark_definition(b, r) {' '.join(whens)} "
+        f"END, CASE WHEN r NOT LIKE 'v%' THEN CASE b {' '.join(studies)} END END, b)"
+    )
 
 
 def _literal(value: object) -> str:

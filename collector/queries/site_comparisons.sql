@@ -8,36 +8,37 @@
 WITH measured AS (
     SELECT
         'scaling' AS topic, source, scale, round, benchmark, qualifiers, NULL AS confounders,
+        precision,
         efficiency_pct AS value, efficiency_ci_low_pct AS low, efficiency_ci_high_pct AS high,
         system AS what, accelerators, NULL AS pool, NULL AS link, kind,
         CASE WHEN baseline_accelerators <> 1 THEN 'vs ' || baseline_accelerators END AS against,
-        accelerator, submitter AS who
+        accelerator, submitter AS who, framework
     FROM scaling
     UNION ALL
     SELECT
-        'precision_gain', source, scale, round, benchmark, qualifiers, NULL, gain, gain_ci_low,
-        gain_ci_high, system, accelerators, NULL, NULL, kind, NULL, accelerator,
-        split_part(system_id, '/', 2)
+        'precision_gain', source, scale, round, benchmark, qualifiers, NULL, NULL, gain,
+        gain_ci_low, gain_ci_high, system, accelerators, NULL, NULL, kind, NULL, accelerator,
+        split_part(system_id, '/', 2), framework
     FROM precision_gain
     UNION ALL
     -- one submitter's pair of systems (withheld pairs have no gain): the NVLink side's system,
     -- the precision and how the runs without NVLink ran
     SELECT
         'interconnect_delta', source, scale, round, benchmark, qualifiers, confounders,
-        (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, systems,
+        NULL, (gain - 1) * 100, (gain_ci_low - 1) * 100, (gain_ci_high - 1) * 100, systems,
         accelerators, precision,
         CASE baseline_interconnect WHEN 'pcie' THEN 'over PCIe'
             WHEN 'no-p2p' THEN 'NVLink peer-to-peer disabled (traffic through host memory)' END,
-        kind, NULL, NULL, NULL
+        kind, NULL, NULL, NULL, framework
     FROM interconnect_delta
     UNION ALL
     -- two hosts may name their systems alike: the system id less its round says whose
     SELECT
-        'speedups', source, scale, round, benchmark, qualifiers, NULL, speedup, speedup_ci_low,
-        speedup_ci_high,
+        'speedups', source, scale, round, benchmark, qualifiers, NULL, precision, speedup,
+        speedup_ci_low, speedup_ci_high,
         coalesce(regexp_replace(system_id, '^[^/]*/', ''), system),
         accelerators, NULL, NULL, NULL, 'vs ' || baseline, accelerator,
-        split_part(system_id, '/', 2)
+        split_part(system_id, '/', 2), framework
     FROM speedups
     WHERE baseline_kind = 'system'
 )
@@ -48,9 +49,9 @@ SELECT
     benchmark,
     -- who ran it and on what, in words (the submitter, N x the accelerator model), where the
     -- accelerator table names the model; else the system's name and count
-    -- the benchmark by its definition's model in words (v4.x's gnn and v5.x's rgat both
-    -- 'R-GAT'; ssd from v2.0 'RetinaNet ResNeXt50'), else as named (a published study's)
-    concat_ws(' · ', coalesce(d.model, benchmark),
+    -- the benchmark in words: its definition's model (v4.x's gnn and v5.x's rgat both
+    -- 'R-GAT'; ssd from v2.0 'RetinaNet ResNeXt50'), a published study's workload by name
+    concat_ws(' · ', benchmark_words(benchmark, m.round),
         CASE WHEN w.model IS NOT NULL AND accelerators IS NOT NULL
             THEN concat_ws(', ', nullif(coalesce('study ' || sw.number, who), ''),
                 accelerators || ' x ' || w.model)
@@ -58,7 +59,10 @@ SELECT
         nullif(pool, ''), link,
         CASE WHEN kind IN ('strong', 'time') THEN 'time to train'
             WHEN kind IN ('weak', 'throughput') THEN 'throughput' END,
-        against) AS label,
+        against,
+        -- the round (a study's rows: the framework and precision, which studies vary)
+        CASE WHEN source = 'published' THEN nullif(concat_ws(', ', nullif(framework, ''),
+            precision), '') ELSE m.round END) AS label,
     -- a published study by its number, as every page names it ('study 001')
     value, low, high, coalesce('study ' || st.number, round, '') AS detail,
     -- its place in its chart (one per topic and kind of evidence): largest value first
@@ -67,8 +71,6 @@ SELECT
         ORDER BY value DESC, label, detail, low, high) AS chart_rank
 FROM measured AS m
 LEFT JOIN accelerator_words AS w USING (accelerator)
-LEFT JOIN (SELECT DISTINCT definition, model FROM benchmark_definitions) AS d
-    ON d.definition = benchmark_definition(m.benchmark, m.round)
 LEFT JOIN (SELECT study, number FROM store.studies) AS st ON st.study = m.round
 LEFT JOIN (SELECT study, number FROM store.studies) AS sw ON sw.study = m.who
 WHERE value IS NOT NULL AND coalesce(benchmark, '') <> ''

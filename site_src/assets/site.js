@@ -5,7 +5,8 @@
 // tables of more than 20 rows sort (click a heading) and filter (type words of a row), and
 // on a phone a table of three columns or more is a card per row;
 // identifiers cut short in a table cell (paths at their start, so the file name shows) show
-// in full on hover (title) and on a tap.
+// in full on hover (title) and on a tap; a table wider than its column says which of its
+// columns are out of sight.
 (function () {
   "use strict";
   var LONG_TABLE_PX = 600; // tables taller than this show their first rows and "Show all"
@@ -199,8 +200,35 @@
     if (details && details.tagName === "DETAILS") details.open = true;
   }
 
+  // A table wider than its column scrolls inside its own box: a line above it names the
+  // columns out of sight to the right, so that none is hidden without a word (on a phone the
+  // cards show every column and no line is needed). Tables in folded sections get theirs when
+  // opened.
+  function sideways(root) {
+    root.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+      var table = wrap.querySelector("table"), head = table && table.tHead && table.tHead.rows[0];
+      var old = wrap.previousElementSibling;
+      if (old && old.classList.contains("more-columns")) old.remove();
+      if (!head || !wrap.clientWidth || wrap.scrollWidth <= wrap.clientWidth + 2) return;
+      var edge = wrap.getBoundingClientRect().right;
+      var hidden = Array.prototype.filter.call(head.cells, function (th) {
+        return th.getBoundingClientRect().right > edge + 2;
+      }).map(function (th) { return th.textContent.trim(); });
+      if (!hidden.length) return;
+      var note = document.createElement("p");
+      note.className = "more-columns";
+      note.textContent = hidden.length + " more column" + (hidden.length > 1 ? "s" : "") +
+        " to the right (scroll the table sideways): " + hidden.join(" · ") + " →";
+      wrap.insertAdjacentElement("beforebegin", note);
+    });
+  }
+
   function init() {
     charts(); sortFilter(); longTables(); cards(); longCode(); identifiers(); openTarget();
+    sideways(document);
+    document.querySelectorAll(".md-typeset details").forEach(function (d) {
+      d.addEventListener("toggle", function () { if (d.open) sideways(d); });
+    });
     window.addEventListener("hashchange", openTarget);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -38,6 +38,28 @@ def test_definitions_of_one_name_do_not_overlap():
             assert last is not None and key(last) < key(first), name
 
 
+def test_benchmarks_are_named_in_words_by_their_definition_or_study(wh):
+    names = {
+        (r["benchmark"], r["round"]): r["words"] for r in rows(wh, "FROM site_benchmark_names")
+    }
+    assert names[("ssd", "v0.5")] == "SSD-ResNet34"
+    assert names[("ssd", "v2.0")] == names[("retinanet", "v5.1")] == "RetinaNet ResNeXt50"
+    assert names[("gnn", "v4.0")] == names[("rgat", "v5.0")] == "R-GAT"
+    study = rows(wh, "SELECT study FROM store.studies WHERE number = '004'")[0]["study"]
+    assert names[("lenet", study)] == "LeNet"
+    # every published workload that definitions.yml names is shown by that name
+    words = {r["benchmark"]: r["model"] for r in parameters.study_benchmarks().rows}
+    published = rows(wh, "SELECT DISTINCT benchmark, study FROM store.published")
+    for r in published:
+        if r["benchmark"] in words:
+            assert names[(r["benchmark"], r["study"])] == words[r["benchmark"]]
+    # and a chart's label starts with it
+    labels = rows(
+        wh, "SELECT label, benchmark FROM site_comparisons WHERE kind = 'published study'"
+    )
+    assert labels and all(r["label"].split(" · ")[0] == words[r["benchmark"]] for r in labels)
+
+
 def test_ssd_changed_benchmark_in_v2_0_and_continues_as_retinanet(wh):
     (old, new, renamed) = (
         wh.sql(f"SELECT benchmark_definition({b!r}, {r!r})").fetchall()[0][0]

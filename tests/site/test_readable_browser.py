@@ -170,3 +170,28 @@ def test_a_long_table_in_a_closed_section_folds_when_it_opens(browser, base, sit
     table.evaluate("t => (t.closest('.md-typeset__scrollwrap') || t).nextElementSibling.click()")
     assert table.evaluate(shown) == rows
     page.close()
+
+
+HIDDEN_COLUMNS = """() => [...document.querySelectorAll('.md-typeset__scrollwrap')]
+  .filter(w => w.clientWidth && w.scrollWidth > w.clientWidth + 2)
+  .map(w => {
+    const edge = w.getBoundingClientRect().right;
+    const hidden = [...w.querySelectorAll('thead th')]
+      .filter(th => th.getBoundingClientRect().right > edge + 2).map(th => th.textContent.trim());
+    const note = w.previousElementSibling;
+    return [hidden, note && note.classList.contains('more-columns') ? note.textContent : null];
+  })"""
+
+
+def test_a_table_wider_than_its_column_names_the_columns_out_of_sight(browser, base):
+    page = visit(browser, base, "compare.html", 1280)
+    wide = page.evaluate(HIDDEN_COLUMNS)
+    assert wide  # Compare's tables are wider than a laptop's column
+    for hidden, note in wide:
+        assert note and note.startswith(f"{len(hidden)} more column"), (hidden, note)
+        assert all(h in note for h in hidden), (hidden, note)
+    page.close()
+    # on a phone every row is a card that shows every column: nothing is out of sight
+    page = visit(browser, base, "compare.html", 390)
+    assert page.evaluate(HIDDEN_COLUMNS) == [] and page.locator("p.more-columns").count() == 0
+    page.close()

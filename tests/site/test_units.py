@@ -281,13 +281,23 @@ def test_chart_labels_name_the_benchmark_by_its_definition_in_every_round() -> N
     renamed = [{**row, "benchmark": "gnn", "round": "v4.1"},
                {**row, "benchmark": "rgat", "round": "v5.0"}]  # fmt: skip
     assert {r["label"] for r in _derive("site_comparisons", scaling=renamed)} == {
-        "R-GAT · box · 8 · time to train"
+        "R-GAT · box · 8 · time to train · v4.1", "R-GAT · box · 8 · time to train · v5.0"
     }
     # a name that meant another benchmark in another round reads as that one
     ssd = [{**row, "benchmark": "ssd", "round": r} for r in ("v1.1", "v2.0")]
     labels = {r["label"] for r in _derive("site_comparisons", scaling=ssd)}
-    assert labels == {"SSD-ResNet34 · box · 8 · time to train",
-                      "RetinaNet ResNeXt50 · box · 8 · time to train"}  # fmt: skip
+    assert labels == {"SSD-ResNet34 · box · 8 · time to train · v1.1",
+                      "RetinaNet ResNeXt50 · box · 8 · time to train · v2.0"}  # fmt: skip
+
+
+def test_a_studys_rows_read_apart_by_workload_framework_and_precision() -> None:
+    row = {"benchmark": "resnet50", "system": "C4140", "accelerators": 8, "kind": "published",
+           "source": "published", "round": "002_a2", "efficiency_pct": 90.0,
+           "baseline_accelerators": 1, "framework": "MXNet 0.11.1"}  # fmt: skip
+    pair = [{**row, "precision": "fp16"}, {**row, "precision": "fp32", "efficiency_pct": 97.5}]
+    labels = [r["label"] for r in _derive("site_comparisons", scaling=pair)]
+    assert sorted(labels) == ["ResNet-50 · C4140 · 8 · MXNet 0.11.1, fp16",
+                              "ResNet-50 · C4140 · 8 · MXNet 0.11.1, fp32"]  # fmt: skip
 
 
 def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:

@@ -102,8 +102,12 @@ def _read(table: str, row: Row) -> bool:
 
 
 def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
-    """The topic's rows, one table per kind of evidence, official first."""
+    """The topic's rows, one table per kind of evidence, official first; benchmarks in words
+    (site_benchmark_names)."""
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
+    words = {(r["benchmark"], r["round"]): r["words"] for r in data.rows("site_benchmark_names")}
+    named = [dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]))
+             for r in rows]  # fmt: skip
     cols = SHOWN[table]
     ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
@@ -111,7 +115,7 @@ def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
         Table(head, cells, title=heading)
         for source, heading in EVIDENCE.items()
         if (cells := tuple(tuple(_cell(data, r, c, ends.get(c)) for c in cols)
-                           for r in rows if r.get("source") == source))
+                           for r in named if r.get("source") == source))
     ]  # fmt: skip
 
 
