@@ -95,7 +95,13 @@ def small_site(small_store: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built from the shipped store, once a session: the browser tests read it."""
+    """The site built from the shipped store, once a session: the browser tests read it. Where
+    COLLECTOR_TEST_SITE names a folder (CI: its own `mkdocs build` of this checkout, made just
+    before the tests), that build is read instead of making another."""
+    built = os.environ.get("COLLECTOR_TEST_SITE")
+    if built:
+        assert (Path(built) / "index.html").is_file(), f"COLLECTOR_TEST_SITE={built}: no site"
+        return Path(built).resolve()
     return build_site(None, tmp_path_factory.mktemp("shipped-site"))
 
 

@@ -281,7 +281,8 @@ def test_chart_labels_name_the_benchmark_by_its_definition_in_every_round() -> N
     renamed = [{**row, "benchmark": "gnn", "round": "v4.1"},
                {**row, "benchmark": "rgat", "round": "v5.0"}]  # fmt: skip
     assert {r["label"] for r in _derive("site_comparisons", scaling=renamed)} == {
-        "R-GAT · box · 8 · time to train · v4.1", "R-GAT · box · 8 · time to train · v5.0"
+        "R-GAT · box · 8 · time to train · v4.1",
+        "R-GAT · box · 8 · time to train · v5.0",
     }
     # a name that meant another benchmark in another round reads as that one
     ssd = [{**row, "benchmark": "ssd", "round": r} for r in ("v1.1", "v2.0")]
