@@ -102,11 +102,13 @@ def _read(table: str, row: Row) -> bool:
 
 
 def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
-    """The topic's rows, one table per kind of evidence, official first; benchmarks in words
-    (site_benchmark_names)."""
+    """The topic's rows, one table per kind of evidence, official first; benchmarks and
+    systems in words (site_benchmark_names, site_systems)."""
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     words = {(r["benchmark"], r["round"]): r["words"] for r in data.rows("site_benchmark_names")}
-    named = [dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]))
+    hardware = {r["system_id"]: r["hardware"] for r in data.rows("site_systems") if r["hardware"]}
+    named = [dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]),
+                  system=_system(r, hardware))
              for r in rows]  # fmt: skip
     cols = SHOWN[table]
     ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
@@ -117,6 +119,15 @@ def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
         if (cells := tuple(tuple(_cell(data, r, c, ends.get(c)) for c in cols)
                            for r in named if r.get("source") == source))
     ]  # fmt: skip
+
+
+def _system(row: Row, hardware: dict[str, str]) -> object:
+    """A row's system in words ('8 x NVIDIA H100, 1 node, NVLink (NVSwitch)'), its name as
+    submitted on hover; the name where site_systems has no words for it."""
+    words = hardware.get(row.get("system_id") or "")
+    if not words or "system" not in row:
+        return row.get("system")
+    return Markup('<span title="{}">{}</span>').format(row["system"], words)
 
 
 def _cell(
