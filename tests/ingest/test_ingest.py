@@ -201,6 +201,8 @@ def local_log_at(tmp_path: Path, **times_ms: str) -> tuple[Path, dict[str, int]]
         ("run_stop", "1e308", "1e+305 s is more than a day after the ingest"),
         ("run_stop", str(NOW_MS + 2 * 86_400_000), "s is more than a day after the ingest"),
     ],
+    # ids that do not hold the clock's time: every test worker collects the same tests
+    ids=["nan", "infinite", "negative", "1e308", "two days ahead"],
 )
 def test_an_impossible_run_time_is_an_error_and_never_a_success(tmp_path, store, key, time_ms, why):
     log, at = local_log_at(tmp_path, **{key: time_ms})
