@@ -5,6 +5,7 @@ its interval, how it was measured) and its measured comparisons charted (site_co
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from markupsafe import Markup
 
@@ -69,6 +70,7 @@ INTERVALS = {
 def page(data: SiteData) -> Sheet:
     """compare.md: per topic, a table per kind of evidence and a chart per kind."""
     observed = data.rows("site_comparisons")
+    in_words = _in_words(data)
     topics, made = [], {}
     for title, table, axis in TOPICS:
         read = [r for r in data.rows(table) if _read(table, r)]
@@ -79,7 +81,7 @@ def page(data: SiteData) -> Sheet:
                 "title": title,
                 "table": table,
                 "axis": axis,
-                "tables": _tables(data, table, rows),
+                "tables": _tables(data, table, [in_words(r) for r in rows]),
                 "withheld": sorted(withheld.items()),
             }
         )
@@ -101,15 +103,19 @@ def _read(table: str, row: Row) -> bool:
     return not proxy and (table != "speedups" or row.get("baseline_kind") == "system")
 
 
-def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
-    """The topic's rows, one table per kind of evidence, official first; benchmarks and
-    systems in words (site_benchmark_names, site_systems)."""
-    units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
+def _in_words(data: SiteData) -> Callable[[Row], Row]:
+    """A row with its benchmark and system in words (site_benchmark_names, site_systems)."""
     words = {(r["benchmark"], r["round"]): r["words"] for r in data.rows("site_benchmark_names")}
     hardware = {r["system_id"]: r["hardware"] for r in data.rows("site_systems") if r["hardware"]}
-    named = [dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]),
-                  system=_system(r, hardware))
-             for r in rows]  # fmt: skip
+    return lambda r: dict(
+        r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]),
+        system=_system(r, hardware),
+    )  # fmt: skip
+
+
+def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
+    """The topic's rows, one table per kind of evidence, official first."""
+    units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
     cols = SHOWN[table]
     ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
@@ -117,7 +123,7 @@ def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
         Table(head, cells, title=heading)
         for source, heading in EVIDENCE.items()
         if (cells := tuple(tuple(_cell(data, r, c, ends.get(c)) for c in cols)
-                           for r in named if r.get("source") == source))
+                           for r in rows if r.get("source") == source))
     ]  # fmt: skip
 
 
