@@ -214,10 +214,8 @@ def test_a_step_in_micro_batches_updates_as_one_pass_over_the_batch():
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(whole, halves, strict=True))
 
 
-def test_rgat_passes_the_published_batch_in_micro_batches():
-    p = published("rgat")
-    # 2048 seeds at once ran out of an H200's memory: four passes of 512
-    assert p["batch_size"] == 2048 and p["batch_size"] % p["micro_batch"] == 0
+def test_rgat_passes_its_seeds_in_micro_batches_where_asked():
+    assert published("rgat")["batch_size"] == 2048
     w = workload_class("rgat")(dict(tiny("rgat"), micro_batch=8), "tiny", RunContext(CPU))
     (seeds,) = next(iter(w.train_batches(1)))
     parts = w.micro_batches((seeds,))
