@@ -351,6 +351,14 @@ def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None
     assert _cell(None, row, "gain") == "1.94"
 
 
+def test_compare_cells_say_what_a_study_left_unstated() -> None:
+    from collector.site.pages.compare import _cell
+
+    across = {"source": "published", "benchmark": None, "accelerators": None, "gain": 1.4}
+    assert _cell(None, across, "benchmark") == _cell(None, across, "accelerators") == "not stated"
+    assert _cell(None, dict(across, source="official"), "benchmark") is None
+
+
 def test_mixed_precision_rows_say_whether_time_or_throughput_gave_them() -> None:
     def gain(kind: str) -> dict:
         return {"benchmark": "ssd", "system": "box", "accelerators": 1, "kind": kind,
@@ -370,6 +378,8 @@ def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
             "system": "vm_1xh100_bf16_default",
             "system_id": "v0.5/h100-x1/vm_1xh100_bf16_default",
             "baseline_system_id": "v0.5/h200-x1/vm_1xh200_bf16_default",
+            "baseline_system": "vm_1xh200_bf16_default",
+            "baseline_accelerator": "H200-SXM",
             "accelerators": 1,
             "source": "local",
             "scale": "full",
@@ -380,9 +390,11 @@ def test_system_comparisons_read_only_rows_against_a_named_system() -> None:
 
     (o,) = _derive("site_comparisons", speedups=[speedup("family", 4.0), speedup("system", 0.7)])
     assert (o["value"], o["low"], o["high"]) == pytest.approx((0.7, 0.6, 0.8))
-    # the hosts are named (both ran systems called vm_1x..._default), and so is the baseline,
-    # not its accelerator count
-    assert o["label"] == "ssd · h100-x1/vm_1xh100_bf16_default · 1 · vs h200-1gpu-local"
+    # the hosts are named (both ran systems called vm_1x..._default), and so is the baseline's,
+    # with its accelerators
+    assert o["label"] == (
+        "ssd · h100-x1/vm_1xh100_bf16_default · 1 · vs h200-x1 vm_1xh200_bf16_default, 4 x H200-SXM"
+    )
 
 
 def test_interconnect_rows_are_charted_as_percent_slower_without_nvlink() -> None:

@@ -47,7 +47,7 @@ SHOWN = {
         "round", "qualifiers",
     ),
     "speedups": (
-        "benchmark", "system_id", "accelerators", "speedup", "baseline_system_id", "accelerator",
+        "benchmark", "system", "accelerators", "speedup", "baseline_system", "accelerator",
         "within_noise", "precision", "interconnect", "minutes", "baseline_minutes", "runs",
         "baseline_runs", "round", "qualifiers",
     ),
@@ -58,6 +58,9 @@ SHOWN = {
         "round",
     ),
 }  # fmt: skip
+# what is compared: a study that leaves one out (a statement across benchmarks or GPU counts)
+# says so in the cell
+STATED = ("benchmark", "system", "accelerators", "precision", "interconnect")
 # Ratios shown with their 95% interval in the same cell, "value (low–high)", by the columns of
 # the interval's ends, where the table has them.
 INTERVALS = {
@@ -104,13 +107,20 @@ def _read(table: str, row: Row) -> bool:
 
 
 def _in_words(data: SiteData) -> Callable[[Row], Row]:
-    """A row with its benchmark and system in words (site_benchmark_names, site_systems)."""
+    """A row with its benchmark and systems in words (site_benchmark_names, site_systems)."""
     words = {(r["benchmark"], r["round"]): r["words"] for r in data.rows("site_benchmark_names")}
     hardware = {r["system_id"]: r["hardware"] for r in data.rows("site_systems") if r["hardware"]}
-    return lambda r: dict(
-        r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]),
-        system=_system(r, hardware),
-    )  # fmt: skip
+
+    def row(r: Row) -> Row:
+        out = dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]))
+        if "system" in r:
+            out["system"] = _system(r.get("system_id"), r["system"], hardware)
+        if "baseline_system" in r:
+            base = r["baseline_system"]
+            out["baseline_system"] = _system(r["baseline_system_id"], base, hardware)
+        return out
+
+    return row
 
 
 def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
@@ -127,13 +137,13 @@ def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
     ]  # fmt: skip
 
 
-def _system(row: Row, hardware: dict[str, str]) -> object:
-    """A row's system in words ('8 x NVIDIA H100, 1 node, NVLink (NVSwitch)'), its name as
-    submitted on hover; the name where site_systems has no words for it."""
-    words = hardware.get(row.get("system_id") or "")
-    if not words or "system" not in row:
-        return row.get("system")
-    return Markup('<span title="{}">{}</span>').format(row["system"], words)
+def _system(system_id: str | None, name: object, hardware: dict[str, str]) -> object:
+    """A system in words ('8 x NVIDIA H100, 1 node, NVLink (NVSwitch)'), its name as submitted
+    on hover; the name where site_systems has no words for it."""
+    words = hardware.get(system_id or "")
+    if not words:
+        return name
+    return Markup('<span title="{}">{}</span>').format(name, words)
 
 
 def _cell(
@@ -141,8 +151,10 @@ def _cell(
 ) -> object:
     """A table cell: numbers to three digits, with the interval between the columns `ends`
     where the row has one ('1.94 (1.91–1.97)', on one line); a study's id as its number
-    ('study 001')."""
+    ('study 001'); what a study's row leaves out of what is compared, 'not stated'."""
     value = row[column]
+    if value in (None, "") and row.get("source") == "published" and column in STATED:
+        return "not stated"
     if ends and isinstance(value, float) and None not in (row[ends[0]], row[ends[1]]):
         text = f"{num(value)} ({interval(row[ends[0]], row[ends[1]])})"
         return Markup('<span class="ci">{}</span>').format(text)  # kept on one line
