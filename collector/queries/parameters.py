@@ -93,8 +93,10 @@ def quality_targets() -> Table:
             continue
         first = names.index(d["first_round"])
         last = names.index(d["last_round"]) if d["last_round"] else len(names) - 1
-        rows += [[r, d["benchmark"], d["quality_target"]] for r in names[first : last + 1]]
-    return table(["round", "benchmark", "quality_target"], rows, {"quality_target": FLOAT})
+        target = [d["quality_target"], d["quality_metric"]]
+        rows += [[r, d["benchmark"], *target] for r in names[first : last + 1]]
+    columns = ["round", "benchmark", "quality_target", "quality_metric"]
+    return table(columns, rows, {"quality_target": FLOAT})
 
 
 @cache

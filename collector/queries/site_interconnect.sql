@@ -3,8 +3,10 @@
 -- no-p2p runs against the run of the same count with it on), as the time the same work takes
 -- with it off over with it on (the inverse of the throughput ratio, its interval inverted).
 -- Official: the like-for-like pairs interconnect_delta publishes (one submitter, round, division,
--- die, accelerator count, node count, framework and precision) whose other side is PCIe: the
--- PCIe configuration's MLPerf score over the linked one's, with that table's interval.
+-- die, accelerator count, node count, framework and precision) whose other side is PCIe and
+-- that differ in nothing else it can see (no confounders: the same system and accelerator
+-- model): the PCIe configuration's MLPerf score over the linked one's, with that table's
+-- interval. A pair of two servers, or of SXM against PCIe boards, is no controlled answer.
 WITH local_pairs AS (
     SELECT
         'local full-size' AS evidence, f.benchmark, 'local' AS round, f.submitter,
@@ -35,7 +37,7 @@ official_pairs AS (
     JOIN site_answer_scores AS b ON b.config_id = d.baseline_config_id
     LEFT JOIN link_names AS l ON l.interconnect = d.interconnect
     WHERE d.kind = 'measured' AND d.source = 'official' AND d.baseline_interconnect = 'pcie'
-        AND d.gain IS NOT NULL
+        AND d.gain IS NOT NULL AND coalesce(d.confounders, '') = ''
 )
 SELECT * FROM local_pairs
 UNION ALL

@@ -36,7 +36,10 @@ pairs AS (
         b.runs_converged AS runs_b, b.score_minutes AS score_b_minutes,
         b.raw_score_minutes AS raw_b_minutes, b.rcp_scaling_factor AS rcp_b,
         b.configurations AS configurations_b, b.logs_url AS logs_url_b,
+        -- one resampling per unordered pair: (b, a) reads (a, b)'s interval inverted, so the
+        -- order the models are picked in changes nothing but the direction
         CASE WHEN a.runs_converged >= 3 AND b.runs_converged >= 3
+            AND a.accelerator_model < b.accelerator_model
             THEN bootstrap_score_ratio(y.minutes, y.dropped_low, y.dropped_high,
                 x.minutes, x.dropped_low, x.dropped_high) END AS ci
     FROM best AS a
@@ -54,8 +57,13 @@ SELECT
     hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
     configurations_b, logs_url_b,
     score_b_minutes / score_a_minutes AS a_over_b_speed,
-    ci.low AS ci_low,
-    ci.high AS ci_high,
-    ci.low <= 1 AND ci.high >= 1 AS tie
-FROM pairs
+    ci_low, ci_high, ci_low <= 1 AND ci_high >= 1 AS tie
+FROM (
+    SELECT p.*, coalesce(p.ci.low, 1 / r.ci.high) AS ci_low,
+        coalesce(p.ci.high, 1 / r.ci.low) AS ci_high
+    FROM pairs AS p
+    LEFT JOIN pairs AS r
+        ON r.benchmark = p.benchmark AND r.accelerators = p.accelerators
+        AND r.model_a = p.model_b AND r.model_b = p.model_a
+)
 ORDER BY benchmark, accelerators, model_a, model_b

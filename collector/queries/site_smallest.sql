@@ -9,7 +9,10 @@ WITH newest AS (
     GROUP BY benchmark
 ),
 pool AS (
-    SELECT a.*, d.deadline_hours,
+    -- a CPU-only system (no accelerators) is its own vendor's: the submitter's CPUs
+    SELECT a.* REPLACE (coalesce(a.vendor, CASE WHEN a.accelerators = 0
+            THEN 'CPU only (' || a.submitter || ')' END) AS vendor),
+        d.deadline_hours,
         a.score_minutes <= d.deadline_hours * 60 AS meets,
         a.raw_score_minutes <= d.deadline_hours * 60 AS raw_meets
     FROM site_answer_scores AS a
@@ -34,11 +37,17 @@ SELECT
         FILTER (WHERE p.meets AND p.accelerators = s.accelerators) AS smallest_raw_minutes,
     arg_min(p.rcp_scaling_factor, p.score_minutes)
         FILTER (WHERE p.meets AND p.accelerators = s.accelerators) AS smallest_rcp_factor,
+    arg_min(p.division || ', ' || coalesce(p.availability, 'availability not stated'),
+        p.score_minutes) FILTER (WHERE p.meets AND p.accelerators = s.accelerators)
+        AS smallest_division_availability,
+    any_value(q.quality_metric || ' ' || q.quality_target) AS quality_target,
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) FILTER (WHERE p.meets)
         AS vendors_meeting,
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) AS vendors_in_round,
     arg_min(p.hardware, p.score_minutes) AS fastest_hardware,
     min(p.score_minutes) AS fastest_score_minutes,
+    arg_min(p.division || ', ' || coalesce(p.availability, 'availability not stated'),
+        p.score_minutes) AS fastest_division_availability,
     count(*) FILTER (WHERE p.raw_meets AND NOT p.meets) AS raw_only,
     string_agg(p.hardware || ': score ' || round(p.score_minutes, 1) || ' min, raw '
         || round(p.raw_score_minutes, 1) || ' min x RCP factor '
@@ -46,5 +55,6 @@ SELECT
         FILTER (WHERE p.raw_meets AND NOT p.meets) AS raw_only_hardware
 FROM pool AS p
 LEFT JOIN smallest AS s USING (benchmark, deadline_hours)
+LEFT JOIN quality_targets AS q ON q.round = p.round AND q.benchmark = p.benchmark
 GROUP BY p.benchmark, p.round, p.deadline_hours
 ORDER BY p.benchmark, p.deadline_hours

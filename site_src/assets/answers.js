@@ -91,22 +91,28 @@
     var out = byId("smallest-answer");
     out.replaceChildren();
     if (!row) { out.appendChild(para("No official result of this workload.")); return; }
-    var where = row.title + ", " + row.round + " (the newest round with an official result), within " +
-      fmt(row.deadline_hours) + " h by the MLPerf score";
+    var where = row.title + " to its quality target (" + row.quality_target + "), " + row.round +
+      " (the newest round with an official result), within " + fmt(row.deadline_hours) +
+      " h by the MLPerf score";
     if (row.smallest_accelerators === null) {
       out.appendChild(para("Nothing meets it: " + where + ". The fastest of " + row.configurations +
-        " configurations: " + row.fastest_hardware + ", " + minutes(row.fastest_score_minutes) + ".",
+        " configurations: " + row.fastest_hardware + ", " + minutes(row.fastest_score_minutes) +
+        " (" + row.fastest_division_availability + ").",
         "answer-summary"));
     } else {
-      out.appendChild(para("Smallest: " + row.smallest_accelerators + " accelerators. " + where +
+      var size = row.smallest_accelerators === 0 ? "a CPU-only system (no accelerators)" :
+        row.smallest_accelerators + " accelerators";
+      out.appendChild(para("Smallest: " + size + ". " + where +
         "; vendors that meet it: " + row.vendors_meeting + " (of " + row.vendors_in_round +
         " in the round).", "answer-summary"));
-      out.appendChild(card("At " + row.smallest_accelerators + " accelerators", [
+      out.appendChild(card("At " + size, [
         ["Systems that meet it, fastest first", row.smallest_hardware],
+        ["Division and availability of the best there", row.smallest_division_availability],
         ["Best score there", scoreBasis(row.smallest_score_minutes, row.smallest_raw_minutes,
           row.smallest_rcp_factor)],
         ["Configurations that meet it", row.configurations_meeting + " of " + row.configurations],
-        ["Fastest of all", row.fastest_hardware + ", " + minutes(row.fastest_score_minutes)]
+        ["Fastest of all", row.fastest_hardware + ", " + minutes(row.fastest_score_minutes) +
+          " (" + row.fastest_division_availability + ")"]
       ]));
     }
     if (row.raw_only) {
@@ -114,9 +120,11 @@
         ". Its runs meet the deadline; its score does not.", "answer-note"));
     }
     var more = out.appendChild(el("p"));
-    more.appendChild(document.createTextNode("Every configuration, smallest first: "));
+    more.appendChild(document.createTextNode("Every configuration, smallest or fastest first: "));
+    more.appendChild(link("the Guide", "guide.html"));
+    more.appendChild(document.createTextNode("; every result of the benchmark: "));
     more.appendChild(link(row.title + " on its page", row.href));
-    more.appendChild(document.createTextNode(", or the Guide."));
+    more.appendChild(document.createTextNode("."));
   }
 
   // 2. Two accelerator models side by side.

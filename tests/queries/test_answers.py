@@ -89,18 +89,16 @@ def test_interconnect_from_controlled_comparisons_only(wh):
     assert len(local) == len(scaling) > 0
     for r in local:
         assert r["slowdown"] == pytest.approx(1 / scaling[(r["submitter"], r["benchmark"])])
-    official = rows(
+    # an official pair answers only where it differs in the link alone: every NVLink/PCIe pair
+    # of one submitter in the shipped results is two servers (and most SXM against PCIe
+    # boards), so none does
+    pairs = rows(
         wh,
-        "SELECT i.*, a.chip AS chip_a, b.chip AS chip_b, a.nodes AS nodes_a, b.nodes AS nodes_b "
-        "FROM site_interconnect AS i "
-        "JOIN site_answer_scores AS a "
-        "ON a.system_id = i.system_id_with AND a.benchmark = i.benchmark "
-        "JOIN site_answer_scores AS b "
-        "ON b.system_id = i.system_id_without AND b.benchmark = i.benchmark "
-        "WHERE evidence = 'official'",
+        "SELECT * FROM interconnect_delta WHERE kind = 'measured' AND source = 'official' "
+        "AND baseline_interconnect = 'pcie' AND gain IS NOT NULL",
     )
-    assert official
-    assert all(r["nodes_a"] == r["nodes_b"] and r["chip_a"] == r["chip_b"] for r in official)
+    assert pairs and all(r["confounders"] for r in pairs)
+    assert not rows(wh, "SELECT * FROM site_interconnect WHERE evidence = 'official'")
 
 
 def test_precision_gain_is_the_throughput_ratio(wh):
@@ -148,3 +146,10 @@ def test_cost_covers_every_model_of_the_newest_round(wh):
             assert r["energy_kwh"] == pytest.approx(energy)
     measured = [r for r in cost if r["power_basis"] == "measured here"]
     assert {r["accelerator_model"] for r in measured} == {"NVIDIA H200"}
+
+
+def test_a_cpu_only_system_is_named_as_such_not_by_an_accelerator_vendor(wh):
+    cpu = rows(wh, "SELECT * FROM site_smallest WHERE smallest_accelerators = 0")
+    assert cpu
+    assert all("CPU only (" in r["vendors_meeting"] for r in cpu)
+    assert all(r["quality_target"] and r["smallest_division_availability"] for r in cpu)
