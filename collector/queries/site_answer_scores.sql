@@ -30,7 +30,13 @@ SELECT
     s.rcp_scaling_factor, s.score_minutes, g.fastest_minutes, g.slowest_minutes,
     s.score_minutes > g.slowest_minutes OR s.score_minutes < g.fastest_minutes
         AS score_outside_runs,
-    q.quality_target, k.logs_url, c.config_id
+    q.quality_target, k.logs_url, c.config_id,
+    -- a benchmark whose definition a later round holds under another name (v4.x's gnn is
+    -- v5.x's rgat): the answers ask for it by that name
+    EXISTS (SELECT 1 FROM benchmark_definitions AS d
+        WHERE d.definition = benchmark_definition(s.benchmark, s.round)
+            AND d.benchmark <> s.benchmark AND round_key(d.first_round) > round_key(s.round))
+        AS renamed_later
 FROM scores AS s
 JOIN site_scores AS g
     ON g.source = s.source AND g.round = s.round AND g.system_id = s.system_id

@@ -10,6 +10,8 @@ WITH newest AS (
     FROM site_answer_scores
     WHERE available
     GROUP BY benchmark
+    -- a benchmark a later round renamed is asked for by its new name
+    HAVING NOT max_by(renamed_later, round_key(round))
 ),
 best AS (
     SELECT a.*, m.corroborated,
@@ -57,13 +59,19 @@ SELECT
     hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
     configurations_b, logs_url_b,
     score_b_minutes / score_a_minutes AS a_over_b_speed,
-    ci_low, ci_high, ci_low <= 1 AND ci_high >= 1 AS tie
+    ci_low, ci_high, variance_pct,
+    -- tied as the model ratios on Home are: within the run-to-run variance MLPerf allows the
+    -- benchmark, or an interval that holds 1
+    greatest(score_b_minutes / score_a_minutes, score_a_minutes / score_b_minutes) - 1
+        <= variance_pct / 100 OR coalesce(ci_low <= 1 AND ci_high >= 1, false) AS tie
 FROM (
     SELECT p.*, coalesce(p.ci.low, 1 / r.ci.high) AS ci_low,
-        coalesce(p.ci.high, 1 / r.ci.low) AS ci_high
+        coalesce(p.ci.high, 1 / r.ci.low) AS ci_high, d.variance_pct
     FROM pairs AS p
     LEFT JOIN pairs AS r
         ON r.benchmark = p.benchmark AND r.accelerators = p.accelerators
         AND r.model_a = p.model_b AND r.model_b = p.model_a
+    LEFT JOIN benchmark_definitions AS d
+        ON d.definition = benchmark_definition(p.benchmark, p.round) AND d.benchmark = p.benchmark
 )
 ORDER BY benchmark, accelerators, model_a, model_b

@@ -10,7 +10,7 @@ WITH models AS (
 ),
 asked AS (
     SELECT b.benchmark, m.model, n.accelerators AS asked_accelerators
-    FROM (SELECT DISTINCT benchmark FROM site_answer_scores) AS b
+    FROM (SELECT DISTINCT benchmark FROM site_answer_scores WHERE NOT renamed_later) AS b
     CROSS JOIN models AS m CROSS JOIN asked_counts AS n
 ),
 official AS (

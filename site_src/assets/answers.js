@@ -155,7 +155,8 @@
     var verdict;
     var interval = r.ci_low === null ? " (no interval: under three runs of either)" :
       " (95% interval " + range(r.ci_low, r.ci_high) + ")";
-    if (r.tie) verdict = "A tie: " + r.model_a + " and " + r.model_b + " are within noise, " + fmt(r.a_over_b_speed) + " x" + interval + ".";
+    if (r.tie) verdict = "A tie: " + r.model_a + " and " + r.model_b + " are within the ±" + fmt(r.variance_pct) +
+      "% run-to-run variance MLPerf allows or within noise, " + fmt(r.a_over_b_speed) + " x" + interval + ".";
     else if (r.a_over_b_speed >= 1) verdict = r.model_a + " trains " + fmt(r.a_over_b_speed) + " x as fast as " + r.model_b + interval + ".";
     else verdict = r.model_b + " trains " + fmt(1 / r.a_over_b_speed) + " x as fast as " + r.model_a +
       (r.ci_low === null ? interval : " (95% interval " + range(1 / r.ci_high, 1 / r.ci_low) + ")") + ".";

@@ -153,3 +153,21 @@ def test_a_cpu_only_system_is_named_as_such_not_by_an_accelerator_vendor(wh):
     assert cpu
     assert all("CPU only (" in r["vendors_meeting"] for r in cpu)
     assert all(r["quality_target"] and r["smallest_division_availability"] for r in cpu)
+
+
+def test_a_model_pair_ties_as_home_ties_it(wh):
+    both = rows(
+        wh,
+        "SELECT p.tie, m.tied FROM site_model_pairs AS p JOIN site_model_ratios AS m "
+        "ON m.benchmark = p.benchmark AND m.round = p.round AND m.accelerators = p.accelerators "
+        "AND m.system_id = p.system_id_a AND m.other_system_id = p.system_id_b",
+    )
+    assert both and any(r["tie"] for r in both)
+    assert all(r["tie"] == r["tied"] for r in both)
+
+
+def test_the_answers_ask_for_a_renamed_benchmark_by_its_new_name_only(wh):
+    # v4.x's gnn is v5.x's rgat (one definition): the pickers offer R-GAT once
+    for table in ("site_smallest", "site_model_pairs", "site_nearest"):
+        names = {r["benchmark"] for r in rows(wh, f"SELECT DISTINCT benchmark FROM {table}")}
+        assert "rgat" in names and "gnn" not in names, table
