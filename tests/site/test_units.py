@@ -327,7 +327,7 @@ def test_a_scaling_line_never_joins_precisions_or_interconnects() -> None:
     ]
     rows = _derive("site_scaling", site_scores=configs)
     assert {(r["series"], r["accelerators"]) for r in rows} == {
-        ("lab NVIDIA H200 (v0.5) bf16 nvlink", n) for n in (1, 2, 4)
+        ("lab, NVIDIA H200, bf16, NVLink (v0.5)", n) for n in (1, 2, 4)
     }
 
 
