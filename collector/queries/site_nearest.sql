@@ -76,13 +76,14 @@ projected AS (
         g.hardware, g.accelerator_model AS evidence_model, g.accelerators AS evidence_accelerators,
         NULL::BIGINT AS runs, g.score_minutes, NULL::DOUBLE AS raw_score_minutes,
         NULL::DOUBLE AS rcp_scaling_factor, g.fastest_minutes, g.slowest_minutes,
-        NULL::DOUBLE AS quality_target, NULL::VARCHAR AS logs_url, g.score_minutes AS inferred_minutes,
+        t.quality_target, NULL::VARCHAR AS logs_url, g.score_minutes AS inferred_minutes,
         'projected to the ' || g.round || ' quality target from measured throughput and the '
             || 'official runs'' samples to target (interval: the projection''s)' AS step
     FROM asked AS q
     JOIN site_guide AS g
         ON g.evidence = 'projected' AND g.benchmark = q.benchmark
         AND g.accelerator_model = q.model AND g.accelerators = q.asked_accelerators
+    LEFT JOIN quality_targets AS t ON t.round = g.round AND t.benchmark = q.benchmark
     QUALIFY row_number() OVER (PARTITION BY q.benchmark, q.model, q.asked_accelerators
         ORDER BY g.hardware LIKE '%peer-to-peer disabled%', round_key(g.round) DESC,
             g.score_minutes, g.system_id) = 1

@@ -153,10 +153,15 @@
         " configurations train it within " + fmt(hours) + " h (" + fmt(a.limit) + " min), " +
         (value("guide-order") === "smallest" ? "fewest accelerators first:" : "fastest first:"),
         {"class": "guide-summary"}));
-      out.appendChild(table(a.fits.slice(0, SHOWN), a.limit));
+      var shown = out.appendChild(table(a.fits.slice(0, SHOWN), a.limit));
       if (a.fits.length > SHOWN) {
-        out.appendChild(el("p", "And " + (a.fits.length - SHOWN) + " more: narrow the " +
-          "hardware above to see them, or download the table.", {"class": "guide-more"}));
+        var more = out.appendChild(el("p", "And " + (a.fits.length - SHOWN) + " more: ",
+          {"class": "guide-more"}));
+        var all = more.appendChild(el("button", "show all " + a.fits.length, {"type": "button"}));
+        all.addEventListener("click", function () {
+          shown.replaceWith(table(a.fits, a.limit));
+          more.remove();
+        });
       }
     } else {
       out.appendChild(el("p", "Nothing meets " + fmt(hours) + " h (" + fmt(a.limit) +
@@ -171,7 +176,7 @@
     });
     if (decided.length) {
       out.appendChild(el("p", "Decided by the RCP factor (the score counts): " + decided.map(function (r) {
-        return r.hardware + " (" + r.round + "), score " + fmt(r.score_minutes) + " min = runs' mean " +
+        return r.hardware + " (" + r.submitter + ", " + r.round + "), score " + fmt(r.score_minutes) + " min = runs' mean " +
           fmt(r.raw_score_minutes) + " min x " + Number(r.rcp_scaling_factor).toPrecision(4);
       }).join("; ") + ".", {"class": "guide-note"}));
     }
@@ -182,9 +187,20 @@
     if (!node) return;
     var data = JSON.parse(node.textContent);
     var form = document.getElementById("guide-form");
-    form.addEventListener("input", function () { render(data); });
-    form.addEventListener("change", function () { render(data); });
-    render(data);
+    // a field left after typing fires "change" as the next click lands: render again only
+    // when a value changed, so that the click (e.g. "show all") is not lost to a new answer
+    var last = null;
+    function update() {
+      var now = Array.prototype.map.call(form.elements || [], function (e) {
+        return e.type === "checkbox" || e.type === "radio" ? e.checked : e.value;
+      }).join("|");
+      if (now === last && last !== null) return;
+      last = now;
+      render(data);
+    }
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    update();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -169,6 +169,12 @@ def _guide_filters(visit: Visit, base: str) -> None:
         answers.add(summary.inner_text())
     visit.page.fill("#guide-hours", "25")
     assert "within 25 h (1500 min)" in summary.inner_text()
+    fits = int(summary.inner_text().split(" of ")[0])
+    more = visit.page.locator(".guide-more button")
+    if fits > 10:  # the answer lists ten, and shows every one on asking
+        assert more.inner_text() == f"show all {fits}"
+        more.click()
+        assert visit.page.locator("#guide-answer tbody tr").count() == fits
     visit.page.fill("#guide-hours", "0.0001")  # 0.36 s: below every run
     assert summary.inner_text().startswith("Nothing meets 0.0001 h (0.006 min)")
     assert len(answers) > 1 or len(options) == 1, answers
