@@ -199,6 +199,13 @@ def _define_functions(con: duckdb.DuckDBPyConnection) -> None:
         "CREATE MACRO round_key(r) AS "
         "list_transform(string_split(ltrim(r, 'v'), '.'), lambda x: TRY_CAST(x AS INTEGER))"
     )
+    # one rule for ties between two results (Home's model ratios, the Answers' pairs): within
+    # the run-to-run variance MLPerf allows the benchmark, or an interval that holds 1
+    con.execute(
+        "CREATE MACRO tied(ratio, variance_pct, low, high) AS "
+        "greatest(ratio, 1 / ratio) - 1 <= variance_pct / 100 "
+        "OR coalesce(low <= 1 AND high >= 1, false)"
+    )
     for macro in [*_evidence_macros(), _definition_macro(), _words_macro()]:
         con.execute(f"CREATE MACRO {macro}")
     _DEFINED.add(con)

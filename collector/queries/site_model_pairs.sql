@@ -60,10 +60,8 @@ SELECT
     configurations_b, logs_url_b,
     score_b_minutes / score_a_minutes AS a_over_b_speed,
     ci_low, ci_high, variance_pct,
-    -- tied as the model ratios on Home are: within the run-to-run variance MLPerf allows the
-    -- benchmark, or an interval that holds 1
-    greatest(score_b_minutes / score_a_minutes, score_a_minutes / score_b_minutes) - 1
-        <= variance_pct / 100 OR coalesce(ci_low <= 1 AND ci_high >= 1, false) AS tie
+    -- tied as the model ratios on Home are (the tied macro)
+    tied(score_b_minutes / score_a_minutes, variance_pct, ci_low, ci_high) AS tie
 FROM (
     SELECT p.*, coalesce(p.ci.low, 1 / r.ci.high) AS ci_low,
         coalesce(p.ci.high, 1 / r.ci.low) AS ci_high, d.variance_pct

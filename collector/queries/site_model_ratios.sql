@@ -88,8 +88,7 @@ SELECT
     p.other_minutes / p.minutes AS speedup, p.ci.low AS speedup_ci_low,
     p.ci.high AS speedup_ci_high, p.ci.low <= 1 AND p.ci.high >= 1 AS within_noise,
     d.variance_pct,
-    p.other_minutes / p.minutes - 1 <= d.variance_pct / 100
-        OR coalesce(p.ci.low <= 1 AND p.ci.high >= 1, false) AS tied,
+    tied(p.other_minutes / p.minutes, d.variance_pct, p.ci.low, p.ci.high) AS tied,
     coalesce(lo.left_out_configurations, 0) AS left_out_configurations, lo.left_out_reasons,
     p.configurations, p.other_configurations, coalesce(g.logs_missing, 0) AS logs_missing,
     coalesce(o.logs_missing, 0) AS other_logs_missing,

@@ -35,8 +35,8 @@ SELECT
     old_fastest_minutes / slowest_minutes AS speedup_low,
     old_slowest_minutes / fastest_minutes AS speedup_high,
     -- within the benchmark's allowed run-to-run variance either way: neither round is faster
-    old_minutes / score_minutes <= 1 + variance_pct / 100
-        AND score_minutes / old_minutes <= 1 + variance_pct / 100 AS tied
+    -- (the tied macro; the runs' range is no interval, so the variance alone decides)
+    tied(old_minutes / score_minutes, variance_pct, NULL, NULL) AS tied
 FROM paired
 WHERE old_round IS NOT NULL
 ORDER BY evidence DESC, benchmark, class, round_order

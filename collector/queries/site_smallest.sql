@@ -14,6 +14,8 @@ pool AS (
     -- a CPU-only system (no accelerators) is its own vendor's: the submitter's CPUs
     SELECT a.* REPLACE (coalesce(a.vendor, CASE WHEN a.accelerators = 0
             THEN 'CPU only (' || a.submitter || ')' END) AS vendor),
+        a.division || ', ' || coalesce(a.availability, 'availability not stated')
+            AS division_availability,
         d.deadline_hours,
         a.score_minutes <= d.deadline_hours * 60 AS meets,
         a.raw_score_minutes <= d.deadline_hours * 60 AS raw_meets
@@ -39,8 +41,8 @@ SELECT
         FILTER (WHERE p.meets AND p.accelerators = s.accelerators) AS smallest_raw_minutes,
     arg_min(p.rcp_scaling_factor, p.score_minutes)
         FILTER (WHERE p.meets AND p.accelerators = s.accelerators) AS smallest_rcp_factor,
-    arg_min(p.division || ', ' || coalesce(p.availability, 'availability not stated'),
-        p.score_minutes) FILTER (WHERE p.meets AND p.accelerators = s.accelerators)
+    arg_min(p.division_availability, p.score_minutes)
+        FILTER (WHERE p.meets AND p.accelerators = s.accelerators)
         AS smallest_division_availability,
     any_value(q.quality_metric || ' ' || q.quality_target) AS quality_target,
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) FILTER (WHERE p.meets)
@@ -48,8 +50,7 @@ SELECT
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) AS vendors_in_round,
     arg_min(p.hardware, p.score_minutes) AS fastest_hardware,
     min(p.score_minutes) AS fastest_score_minutes,
-    arg_min(p.division || ', ' || coalesce(p.availability, 'availability not stated'),
-        p.score_minutes) AS fastest_division_availability,
+    arg_min(p.division_availability, p.score_minutes) AS fastest_division_availability,
     count(*) FILTER (WHERE p.raw_meets AND NOT p.meets) AS raw_only,
     string_agg(p.hardware || ': score ' || round(p.score_minutes, 1) || ' min, raw '
         || round(p.raw_score_minutes, 1) || ' min x RCP factor '
