@@ -253,6 +253,19 @@ def test_sampling_takes_at_most_the_fanout_and_keeps_the_seeds_first():
             assert s in col[rowptr[d] : rowptr[d + 1]].tolist()  # a real in-edge
 
 
+def test_rgat_sums_a_gathered_nodes_gradient_in_fp32_and_rounds_once():
+    # a node that thousands of sampled edges read: summed in bf16 (as a GPU's bf16 atomic adds
+    # do), its small per-edge gradients would stop counting once the sum outgrew them
+    w = workload_class("rgat")(tiny("rgat"), "tiny", RunContext(CPU))
+    conv = next(iter(w.build_model().convs[0].convs.values()))
+    src = torch.randn(3, 4, dtype=torch.bfloat16, requires_grad=True)
+    index = torch.zeros(4096, dtype=torch.long)
+    grad = torch.full((4096, 4), 1e-3, dtype=torch.bfloat16)
+    conv._index_select(src, index).backward(grad)
+    assert torch.equal(src.grad[0], grad.float().sum(0).to(torch.bfloat16))
+    assert src.grad.dtype == torch.bfloat16 and not src.grad[1:].any()
+
+
 def test_trimming_each_layer_to_the_hops_it_feeds_keeps_the_seeds_logits():
     w = workload_class("rgat")(tiny("rgat"), "tiny", RunContext(CPU))
     model = w.build_model().eval()
