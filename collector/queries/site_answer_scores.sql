@@ -30,7 +30,7 @@ SELECT
     s.rcp_scaling_factor, s.score_minutes, g.fastest_minutes, g.slowest_minutes,
     s.score_minutes > g.slowest_minutes OR s.score_minutes < g.fastest_minutes
         AS score_outside_runs,
-    q.quality_target, k.logs_url, c.config_id,
+    q.quality_target, q.quality_metric, k.logs_url, c.config_id,
     -- a benchmark whose definition a later round holds under another name (v4.x's gnn is
     -- v5.x's rgat): the answers ask for it by that name
     EXISTS (SELECT 1 FROM benchmark_definitions AS d

@@ -64,7 +64,7 @@ evidence AS (
         available, submitter, system_id, hardware, accelerator_model AS evidence_model,
         accelerators AS evidence_accelerators, runs_converged AS runs, score_minutes,
         raw_score_minutes, rcp_scaling_factor, fastest_minutes, slowest_minutes,
-        quality_target, logs_url, inferred_minutes, step
+        quality_target, quality_metric, logs_url, inferred_minutes, step
     FROM (SELECT * FROM same UNION ALL BY NAME SELECT * FROM other
         UNION ALL BY NAME SELECT * FROM sibling)
 ),
@@ -76,7 +76,7 @@ projected AS (
         g.hardware, g.accelerator_model AS evidence_model, g.accelerators AS evidence_accelerators,
         NULL::BIGINT AS runs, g.score_minutes, NULL::DOUBLE AS raw_score_minutes,
         NULL::DOUBLE AS rcp_scaling_factor, g.fastest_minutes, g.slowest_minutes,
-        t.quality_target, NULL::VARCHAR AS logs_url, g.score_minutes AS inferred_minutes,
+        t.quality_target, t.quality_metric, NULL::VARCHAR AS logs_url, g.score_minutes AS inferred_minutes,
         'projected to the ' || g.round || ' quality target from measured throughput and the '
             || 'official runs'' samples to target (interval: the projection''s)' AS step
     FROM asked AS q

@@ -200,7 +200,8 @@
     out.appendChild(para(say + ": " + n + " x " + model + ", " + first.title + " within " + fmt(hours) +
       " h. Nearest evidence (" + first.evidence_kind + "): " + minutes(first.inferred_minutes) + ".", "answer-summary"));
     rows.forEach(function (r) {
-      var target = r.quality_target !== null ? " (quality target " + fmt(r.quality_target) + ")" : "";
+      var target = r.quality_target === null ? "" : " (quality target " +
+        (r.quality_metric ? r.quality_metric + " " : "") + fmt(r.quality_target) + ")";
       var lines = [
         ["Evidence", r.hardware + ", " + r.round + target],
         [r.step_rank === 4 ? "Projected time" : "Official",

@@ -200,6 +200,39 @@
     if (details && details.tagName === "DETAILS") details.open = true;
   }
 
+  // A table of more columns than fit beside each other on a laptop shows first what is
+  // compared and the answer (the first data-shown columns of its box); a button above it
+  // names the other columns and shows them (the table then scrolls sideways).
+  function someColumns() {
+    document.querySelectorAll(".some-columns[data-shown]").forEach(function (box) {
+      var table = box.querySelector("table"), head = table && table.tHead && table.tHead.rows[0];
+      var n = Number(box.getAttribute("data-shown"));
+      if (!head || !(n < head.cells.length)) return;
+      Array.prototype.forEach.call(table.rows, function (tr) {
+        Array.prototype.forEach.call(tr.cells, function (cell, i) {
+          if (i >= n) cell.classList.add("col-more");
+        });
+      });
+      var names = Array.prototype.slice.call(head.cells, n).map(function (th) {
+        return th.textContent.trim();
+      });
+      var more = "Show " + names.length + " more column" + (names.length > 1 ? "s" : "") +
+        ": " + names.join(" · ");
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "more-columns-button";
+      button.textContent = more;
+      button.setAttribute("aria-expanded", "false");
+      button.addEventListener("click", function () {
+        var all = box.classList.toggle("all-columns");
+        button.setAttribute("aria-expanded", String(all));
+        button.textContent = all ? "Show fewer columns" : more;
+        sideways(box);
+      });
+      box.insertAdjacentElement("afterbegin", button);
+    });
+  }
+
   // A table wider than its column scrolls inside its own box: a line above it names the
   // columns out of sight to the right, so that none is hidden without a word (on a phone the
   // cards show every column and no line is needed). Tables in folded sections get theirs when
@@ -224,7 +257,8 @@
   }
 
   function init() {
-    charts(); sortFilter(); longTables(); cards(); longCode(); identifiers(); openTarget();
+    charts(); someColumns(); sortFilter(); longTables(); cards(); longCode(); identifiers();
+    openTarget();
     sideways(document);
     document.querySelectorAll(".md-typeset details").forEach(function (d) {
       d.addEventListener("toggle", function () { if (d.open) sideways(d); });

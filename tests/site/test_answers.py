@@ -47,6 +47,18 @@ def test_pickers_get_their_rows(page_text: str) -> None:
     assert all(r["href"].startswith("benchmarks/") for r in data["cost"])
 
 
+def test_the_first_picker_names_each_workload_once_and_only_answerable_ones(
+    page_text: str,
+) -> None:
+    picker = page_text.split('id="smallest-benchmark"')[1].split("</select>")[0]
+    values = re.findall(r'<option value="([^"]+)">([^<]+)</option>', picker)
+    titles = [t for _, t in values]
+    assert len(titles) == len(set(titles))
+    answered = {r["benchmark"] for r in embedded(page_text)["smallest"]}
+    assert {v for v, _ in values} == answered
+    assert "rgat" in answered and "gnn" not in answered  # v5.x's name for v4.x's gnn
+
+
 def test_controlled_interconnect_and_precision_tables(page_text: str) -> None:
     local = page_text.split('id="interconnect-local"')[1].split("</table>")[0]
     assert local.count("<tr><td") == 14

@@ -336,8 +336,8 @@ def test_compare_tables_show_columns_their_tables_have() -> None:
     from collector.site.pages.compare import SHOWN
 
     contracts = query.contracts()
-    for table, shown in SHOWN.items():
-        assert set(shown) <= {c["name"] for c in contracts[table].columns}, table
+    for table, (first, more) in SHOWN.items():
+        assert set(first + more) <= {c["name"] for c in contracts[table].columns}, table
 
 
 def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None:
@@ -349,6 +349,8 @@ def test_compare_cells_give_a_ratio_with_its_interval_where_it_has_one() -> None
     published = {"gain": 1.5, "gain_ci_low": None, "gain_ci_high": None}
     assert _cell(None, published, "gain", ends) == "1.5"
     assert _cell(None, row, "gain") == "1.94"
+    assert _cell(None, {"within_noise": True}, "within_noise") == "yes"
+    assert _cell(None, {"within_noise": False}, "within_noise") == "no"
 
 
 def test_compare_cells_say_what_a_study_left_unstated() -> None:

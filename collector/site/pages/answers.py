@@ -25,8 +25,8 @@ PICKED = {
     "site_nearest": (
         "benchmark", "model", "asked_accelerators", "step_rank", "evidence_kind", "round",
         "hardware", "runs", "score_minutes", "raw_score_minutes", "rcp_scaling_factor",
-        "fastest_minutes", "slowest_minutes", "quality_target", "logs_url", "inferred_minutes",
-        "step",
+        "fastest_minutes", "slowest_minutes", "quality_target", "quality_metric", "logs_url",
+        "inferred_minutes", "step",
     ),
     "site_cost": None,
 }  # fmt: skip
@@ -47,9 +47,11 @@ def page(data: SiteData) -> Sheet:
         {**r, "largest_title": settings().benchmark(r["largest_benchmark"]).title}
         for r in data.rows("site_interconnect_summary")
     ]
+    # the first picker offers what it can answer: a benchmark a later round renamed is asked
+    # for by its new name only
     rows["benchmarks"] = [
         {"benchmark": b, **_benchmark(b)}
-        for b in sorted({r["benchmark"] for r in data.rows("site_answer_scores")}, key=site_rank)
+        for b in sorted({r["benchmark"] for r in data.rows("site_smallest")}, key=site_rank)
     ]
     return Sheet(PATH, "Answers to a buyer's questions", data.snapshot, rows=rows)
 

@@ -28,34 +28,36 @@ TOPICS = (
 # each table is shown one kind of evidence at a time, under its kind's heading (evidence.yml)
 EVIDENCE = {r["evidence"]: r["heading"] for r in parameters.evidence_kinds().rows
             if r["evidence"] in ("official", "local", "published")}  # fmt: skip
-# Columns shown for a topic's table: what is compared (benchmark, system, count), then the answer
-# with its interval, so that it shows beside them on a laptop, then how it was measured (the
-# Data page has every column).
+# Columns of a topic's table: first those shown (what is compared, then the answer with its
+# interval and whether it is a tie), which fit beside each other on a laptop; then how it was
+# measured, shown on demand (the Data page has every column).
 SHOWN = {
     "scaling": (
-        "benchmark", "system", "accelerators", "efficiency_pct", "speedup",
-        "baseline_accelerators", "within_noise", "kind", "precision", "interconnect", "runs",
-        "baseline_runs", "round", "submitter", "qualifiers",
+        ("benchmark", "system", "accelerators", "efficiency_pct", "speedup", "within_noise"),
+        ("baseline_accelerators", "kind", "precision", "interconnect", "runs", "baseline_runs",
+         "round", "submitter", "qualifiers"),
     ),
     "precision_gain": (
-        "benchmark", "system", "accelerators", "precision", "baseline_precision", "gain",
-        "within_noise", "kind", "runs", "baseline_runs", "round", "qualifiers",
+        ("benchmark", "system", "accelerators", "precision", "baseline_precision", "gain",
+         "within_noise"),
+        ("kind", "runs", "baseline_runs", "round", "qualifiers"),
     ),
     "interconnect_delta": (
-        "benchmark", "accelerators", "precision", "interconnect", "baseline_interconnect", "gain",
-        "within_noise", "confounders", "systems", "baseline_systems", "runs", "baseline_runs",
-        "round", "qualifiers",
+        ("benchmark", "accelerators", "interconnect", "baseline_interconnect", "gain",
+         "within_noise", "confounders"),
+        ("precision", "systems", "baseline_systems", "runs", "baseline_runs", "round",
+         "qualifiers"),
     ),
     "speedups": (
-        "benchmark", "system", "accelerators", "speedup", "baseline_system", "accelerator",
-        "within_noise", "precision", "interconnect", "minutes", "baseline_minutes", "runs",
-        "baseline_runs", "round", "qualifiers",
+        ("benchmark", "system", "accelerators", "speedup", "within_noise", "baseline_system"),
+        ("accelerator", "precision", "interconnect", "minutes", "baseline_minutes", "runs",
+         "baseline_runs", "round", "qualifiers"),
     ),
     "cost_energy": (
-        "benchmark", "system", "accelerators", "cost_usd", "energy_at_tdp_kwh",
-        "energy_measured_kwh", "accelerator_hours", "minutes", "price_label",
-        "power_measured_per_accelerator_w", "measured_runs", "runs", "precision", "interconnect",
-        "round",
+        ("benchmark", "system", "accelerators", "cost_usd", "price_label", "energy_at_tdp_kwh",
+         "energy_measured_kwh"),
+        ("accelerator_hours", "minutes", "power_measured_per_accelerator_w", "measured_runs",
+         "runs", "precision", "interconnect", "round"),
     ),
 }  # fmt: skip
 # what is compared: a study that leaves one out (a statement across benchmarks or GPU counts)
@@ -126,11 +128,12 @@ def _in_words(data: SiteData) -> Callable[[Row], Row]:
 def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
     """The topic's rows, one table per kind of evidence, official first."""
     units = {c["name"]: c.get("unit") for c in query.contracts()[table].columns}
-    cols = SHOWN[table]
+    first, more = SHOWN[table]
+    cols = first + more
     ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
     return [
-        Table(head, cells, title=heading)
+        Table(head, cells, title=heading, shown=len(first))
         for source, heading in EVIDENCE.items()
         if (cells := tuple(tuple(_cell(data, r, c, ends.get(c)) for c in cols)
                            for r in rows if r.get("source") == source))
@@ -151,13 +154,16 @@ def _cell(
 ) -> object:
     """A table cell: numbers to three digits, with the interval between the columns `ends`
     where the row has one ('1.94 (1.91–1.97)', on one line); a study's id as its number
-    ('study 001'); what a study's row leaves out of what is compared, 'not stated'."""
+    ('study 001'); what a study's row leaves out of what is compared, 'not stated'; a flag
+    as 'yes' or 'no'."""
     value = row[column]
     if value in (None, "") and row.get("source") == "published" and column in STATED:
         return "not stated"
     if ends and isinstance(value, float) and None not in (row[ends[0]], row[ends[1]]):
         text = f"{num(value)} ({interval(row[ends[0]], row[ends[1]])})"
         return Markup('<span class="ci">{}</span>').format(text)  # kept on one line
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return num(value)
     if data and column in ("round", "submitter") and value in data.studies:
