@@ -29,15 +29,28 @@ def read_description(
         return None, None, [Issue("error", exc.code, exc.message)]
     digest = hashlib.sha256(data).hexdigest()
     text = data.decode("utf-8", errors="replace")
+    issues: list[Issue] = []
     try:
         doc = load_json(text)
     except BadValue as exc:
         doc = _logged_description(text)
+        lenient = _TRAILING_COMMA.sub(lambda m: "" if m.group(0) == "," else m.group(0), text)
+        if doc is None and lenient != text:
+            try:  # a comma before a closing brace (Alibaba's v0.7 descriptions)
+                doc = load_json(lenient)
+                note = f"{exc}; read with the commas before closing brackets dropped"
+                issues.append(Issue("warning", "description-trailing-comma", note))
+            except BadValue:
+                pass
         if doc is None:
             return None, digest, [Issue("error", "bad-description", str(exc))]
     if not isinstance(doc, dict):
         return None, digest, [Issue("error", "bad-description", "not a JSON object")]
-    return doc, digest, []
+    return doc, digest, issues
+
+
+# a JSON string (kept as it is) or a comma that closes an object or array (dropped)
+_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
 
 
 def _logged_description(text: str) -> dict[str, Any] | None:

@@ -46,3 +46,21 @@ def test_a_path_no_run_has_is_refused_and_nothing_is_written(tmp_path):
         drop(store, ["nope.txt"])
     with collector.open(store) as wh:
         assert wh.snapshot == live
+
+
+def test_the_issues_of_a_file_read_again_go_with_the_runs(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("v05_resnet.txt", "truncated.txt"):
+        shutil.copy(FIXTURES / name, logs / name)
+    store = tmp_path / "store"
+    with collector.open(store) as wh:
+        wh.ingest([logs])
+        issues = "SELECT DISTINCT path FROM store.ingest_issues ORDER BY path"
+        before = [r[0] for r in wh.sql(issues).fetchall()]
+    broken = next(p for p in before if p.endswith("truncated.txt"))
+    resnet = next(p for p in stored_logs(store) if p.endswith("v05_resnet.txt"))
+    removed = drop(store, [resnet], issues_of=(broken,))
+    assert removed["ingest_issues"] > 0
+    with collector.open(store) as wh:
+        assert [r[0] for r in wh.sql(issues).fetchall()] == [p for p in before if p != broken]

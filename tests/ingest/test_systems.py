@@ -79,3 +79,20 @@ def test_unreadable_and_bad_descriptions_are_issues(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"system_name": "x"}))
     assert read_description(good)[0] == {"system_name": "x"}
+
+
+def test_a_comma_before_a_closing_brace_is_read_with_a_warning(tmp_path):
+    # as Alibaba's v0.7 descriptions are written; a comma inside a string stays
+    path = tmp_path / "n32.json"
+    path.write_text(
+        '{\n  "number_of_nodes": "32",\n  "hw_notes": "a, }",\n'
+        '  "other_software_stack": {\n    "cuda_version": "10.1",\n  },\n}\n'
+    )
+    doc, digest, issues = read_description(path)
+    assert doc == {
+        "number_of_nodes": "32",
+        "hw_notes": "a, }",
+        "other_software_stack": {"cuda_version": "10.1"},
+    }
+    assert [i.severity for i in issues] == ["warning"] and digest
+    assert issues[0].code == "description-trailing-comma" and "line 6" in issues[0].message
