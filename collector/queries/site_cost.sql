@@ -26,7 +26,8 @@ measured AS (
     GROUP BY ALL
 )
 SELECT
-    b.round, b.benchmark, b.accelerator_model, b.vendor, b.hardware, b.submitter,
+    b.round, b.benchmark, b.quality_metric || ' ' || b.quality_target AS quality_target,
+    b.accelerator_model, b.vendor, b.hardware, b.submitter,
     b.system_id, b.division, b.available, b.accelerators, b.configurations, b.score_minutes,
     b.raw_score_minutes, b.rcp_scaling_factor, b.logs_url, b.accelerator_hours,
     m.tdp_w AS board_power_w, m.source AS board_power_source,

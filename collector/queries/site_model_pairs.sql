@@ -27,8 +27,8 @@ best AS (
 ),
 pairs AS (
     SELECT
-        a.benchmark, a.round, a.accelerators,
-        a.accelerator_model AS model_a, a.vendor AS vendor_a, a.hardware AS hardware_a,
+        a.benchmark, a.round, a.quality_metric || ' ' || a.quality_target AS quality_target,
+        a.accelerators, a.accelerator_model AS model_a, a.vendor AS vendor_a, a.hardware AS hardware_a,
         a.submitter AS submitter_a, a.system_id AS system_id_a,
         a.runs_converged AS runs_a, a.score_minutes AS score_a_minutes,
         a.raw_score_minutes AS raw_a_minutes, a.rcp_scaling_factor AS rcp_a,
@@ -54,7 +54,7 @@ pairs AS (
     LEFT JOIN samples AS y ON y.config_id = b.config_id
 )
 SELECT
-    benchmark, round, accelerators, model_a, vendor_a, hardware_a, submitter_a, system_id_a,
+    benchmark, round, quality_target, accelerators, model_a, vendor_a, hardware_a, submitter_a, system_id_a,
     runs_a, score_a_minutes, raw_a_minutes, rcp_a, configurations_a, logs_url_a, model_b, vendor_b,
     hardware_b, submitter_b, system_id_b, runs_b, score_b_minutes, raw_b_minutes, rcp_b,
     configurations_b, logs_url_b,

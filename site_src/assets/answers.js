@@ -52,6 +52,8 @@
   }
 
   function para(text, cls) { return el("p", text, cls ? {"class": cls} : {}); }
+  // " to its quality target (eval loss 0.925)", or nothing where the round states none
+  function target(text) { return text ? " to its quality target (" + text + ")" : ""; }
 
   function link(text, href) { return el("a", text, {href: href}); }
 
@@ -91,7 +93,7 @@
     var out = byId("smallest-answer");
     out.replaceChildren();
     if (!row) { out.appendChild(para("No official result of this workload.")); return; }
-    var where = row.title + " to its quality target (" + row.quality_target + "), " + row.round +
+    var where = row.title + target(row.quality_target) + ", " + row.round +
       " (the newest round with an official result), within " + fmt(row.deadline_hours) +
       " h by the MLPerf score";
     if (row.smallest_accelerators === null) {
@@ -160,7 +162,8 @@
     else if (r.a_over_b_speed >= 1) verdict = r.model_a + " trains " + fmt(r.a_over_b_speed) + " x as fast as " + r.model_b + interval + ".";
     else verdict = r.model_b + " trains " + fmt(1 / r.a_over_b_speed) + " x as fast as " + r.model_a +
       (r.ci_low === null ? interval : " (95% interval " + range(1 / r.ci_high, 1 / r.ci_low) + ")") + ".";
-    out.appendChild(para(verdict + " " + r.accelerators + " accelerators each, one server, " + r.title + ", " + r.round + ".", "answer-summary"));
+    out.appendChild(para(verdict + " " + r.accelerators + " accelerators each, one server, " + r.title +
+      target(r.quality_target) + ", " + r.round + ", closed division, available systems.", "answer-summary"));
     [["a", r.model_a], ["b", r.model_b]].forEach(function (s) {
       var k = s[0];
       out.appendChild(card(s[1], [
@@ -224,8 +227,9 @@
     var out = byId("cost-answer");
     out.replaceChildren();
     if (!rows.length) return;
-    out.appendChild(para(rows.length + " accelerator models, " + rows[0].title + ", " + rows[0].round +
-      ", official MLPerf results; fewest accelerator-hours first.", "answer-summary"));
+    out.appendChild(para(rows.length + " accelerator models, " + rows[0].title + target(rows[0].quality_target) +
+      ", " + rows[0].round + ", official MLPerf results (each row's division under its system); fewest accelerator-hours first.",
+      "answer-summary"));
     var t = el("table", null, {"class": "answer-table", id: "cost-table"});
     var head = t.appendChild(el("thead")).appendChild(el("tr"));
     ["Model", "Time", "Energy", "Price, $ per accelerator-hour", "Cost"].forEach(function (c) { head.appendChild(el("th", c)); });
@@ -236,6 +240,9 @@
       m.appendChild(el("strong", r.accelerator_model));
       m.appendChild(el("br"));
       m.appendChild(link(r.hardware, r.logs_url));
+      m.appendChild(el("br"));
+      m.appendChild(el("span", r.division + " division, " + (r.available ? "available" : "not available (preview or research)"),
+        {"class": "answer-note"}));
       tr.appendChild(el("td", r.accelerators + " x " + minutes(r.score_minutes) + " = " + fmt(r.accelerator_hours) + " accelerator-hours", {"data-label": "Time"}));
       var ec = tr.appendChild(el("td", null, {"data-label": "Energy"}));
       if (r.energy_kwh !== null) {

@@ -69,6 +69,9 @@ def test_two_models_side_by_side(browser, base, site, width):
     text = page.inner_text("#pairs-answer")
     assert f"NVIDIA B200 trains {num(pair['a_over_b_speed'])} x as fast as NVIDIA H200" in text
     assert f"{num(pair['ci_low'])}–{num(pair['ci_high'])}" in text
+    # what the answer rests on: the quality target with its metric, round, division
+    assert pair["quality_target"].startswith("eval loss ")
+    assert f"to its quality target ({pair['quality_target']}), {pair['round']}, closed" in text
     in_view(page, "#pairs-answer .answer-summary")
     in_view(page, "#pairs-answer dd")
     # the buyer picks both: the other way round reads the reciprocal
@@ -135,6 +138,9 @@ def test_cost_with_a_typed_price(browser, base, site, width):
     page.fill('input[aria-label="Price per accelerator-hour of NVIDIA B200"]', "10")
     row = page.locator("#cost-table tbody tr", has_text="NVIDIA B200").first
     assert f"${num(10 * b200['accelerator_hours'])}" in row.inner_text()
+    assert f"{b200['division']} division, available" in row.inner_text()
+    summary = page.inner_text("#cost-answer .answer-summary")
+    assert f"to its quality target ({b200['quality_target']}), {b200['round']}" in summary
     in_view(page, "#cost-table td.answer-value")
     h200 = next(r for r in cost if r["accelerator_model"] == "NVIDIA H200")
     h200_row = page.locator("#cost-table tbody tr", has_text="NVIDIA H200").first

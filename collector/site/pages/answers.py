@@ -17,7 +17,8 @@ PATH = "answers.md"
 PICKED = {
     "site_smallest": None,
     "site_model_pairs": (
-        "benchmark", "round", "accelerators", "model_a", "model_b", "hardware_a", "hardware_b",
+        "benchmark", "round", "quality_target", "accelerators", "model_a", "model_b",
+        "hardware_a", "hardware_b",
         "submitter_a", "submitter_b", "runs_a", "runs_b", "score_a_minutes", "score_b_minutes",
         "raw_a_minutes", "raw_b_minutes", "rcp_a", "rcp_b", "logs_url_a", "logs_url_b",
         "a_over_b_speed", "ci_low", "ci_high", "tie",
