@@ -17,14 +17,20 @@ def stored_logs(store: Path) -> list[str]:
         return sorted(r[0] for r in wh.sql("SELECT log_path FROM store.runs").fetchall())
 
 
-def test_a_dropped_run_leaves_every_table_and_can_be_ingested_again(tmp_path):
+def ingested(tmp_path: Path, names: tuple[str, ...]) -> tuple[Path, Path]:
+    """A folder of copies of the fixture logs `names` and a store they were ingested into."""
     logs = tmp_path / "logs"
     logs.mkdir()
-    for name in ("v05_resnet.txt", "v06_ssd.txt"):
+    for name in names:
         shutil.copy(FIXTURES / name, logs / name)
     store = tmp_path / "store"
     with collector.open(store) as wh:
         wh.ingest([logs])
+    return logs, store
+
+
+def test_a_dropped_run_leaves_every_table_and_can_be_ingested_again(tmp_path):
+    logs, store = ingested(tmp_path, ("v05_resnet.txt", "v06_ssd.txt"))
     before = stored_logs(store)
     gone = next(p for p in before if p.endswith("v05_resnet.txt"))
     removed = drop(store, [gone])
@@ -49,14 +55,9 @@ def test_a_path_no_run_has_is_refused_and_nothing_is_written(tmp_path):
 
 
 def test_the_issues_of_a_file_read_again_go_with_the_runs(tmp_path):
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    for name in ("v05_resnet.txt", "truncated.txt"):
-        shutil.copy(FIXTURES / name, logs / name)
-    store = tmp_path / "store"
+    _, store = ingested(tmp_path, ("v05_resnet.txt", "truncated.txt"))
+    issues = "SELECT DISTINCT path FROM store.ingest_issues ORDER BY path"
     with collector.open(store) as wh:
-        wh.ingest([logs])
-        issues = "SELECT DISTINCT path FROM store.ingest_issues ORDER BY path"
         before = [r[0] for r in wh.sql(issues).fetchall()]
     broken = next(p for p in before if p.endswith("truncated.txt"))
     resnet = next(p for p in stored_logs(store) if p.endswith("v05_resnet.txt"))
