@@ -34,14 +34,9 @@ def read_description(
         doc = load_json(text)
     except BadValue as exc:
         doc = _logged_description(text)
-        lenient = _TRAILING_COMMA.sub(lambda m: "" if m.group(0) == "," else m.group(0), text)
-        if doc is None and lenient != text:
-            try:  # a comma before a closing brace (Alibaba's v0.7 descriptions)
-                doc = load_json(lenient)
-                note = f"{exc}; read with the commas before closing brackets dropped"
-                issues.append(Issue("warning", "description-trailing-comma", note))
-            except BadValue:
-                pass
+        if doc is None and (doc := _without_trailing_commas(text)) is not None:
+            note = f"{exc}; read with the commas before closing brackets dropped"
+            issues.append(Issue("warning", "description-trailing-comma", note))
         if doc is None:
             return None, digest, [Issue("error", "bad-description", str(exc))]
     if not isinstance(doc, dict):
@@ -51,6 +46,18 @@ def read_description(
 
 # a JSON string (kept as it is) or a comma that closes an object or array (dropped)
 _TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
+
+
+def _without_trailing_commas(text: str) -> Any:
+    """The JSON of ``text`` read with its commas before closing brackets dropped (as Alibaba's
+    v0.7 descriptions are written); None if it has none or is not JSON even so."""
+    lenient = _TRAILING_COMMA.sub(lambda m: "" if m.group(0) == "," else m.group(0), text)
+    if lenient == text:
+        return None
+    try:
+        return load_json(lenient)
+    except BadValue:
+        return None
 
 
 def _logged_description(text: str) -> dict[str, Any] | None:

@@ -44,7 +44,7 @@ SELECT
     arg_min(p.division_availability, p.score_minutes)
         FILTER (WHERE p.meets AND p.accelerators = s.accelerators)
         AS smallest_division_availability,
-    any_value(q.quality_metric || ' ' || q.quality_target) AS quality_target,
+    any_value(p.quality_metric || ' ' || p.quality_target) AS quality_target,
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) FILTER (WHERE p.meets)
         AS vendors_meeting,
     string_agg(DISTINCT p.vendor, ', ' ORDER BY p.vendor) AS vendors_in_round,
@@ -58,6 +58,5 @@ SELECT
         FILTER (WHERE p.raw_meets AND NOT p.meets) AS raw_only_hardware
 FROM pool AS p
 LEFT JOIN smallest AS s USING (benchmark, deadline_hours)
-LEFT JOIN quality_targets AS q ON q.round = p.round AND q.benchmark = p.benchmark
 GROUP BY p.benchmark, p.round, p.deadline_hours
 ORDER BY p.benchmark, p.deadline_hours

@@ -203,10 +203,10 @@
     out.appendChild(para(say + ": " + n + " x " + model + ", " + first.title + " within " + fmt(hours) +
       " h. Nearest evidence (" + first.evidence_kind + "): " + minutes(first.inferred_minutes) + ".", "answer-summary"));
     rows.forEach(function (r) {
-      var target = r.quality_target === null ? "" : " (quality target " +
+      var quality = r.quality_target === null ? "" : " (quality target " +
         (r.quality_metric ? r.quality_metric + " " : "") + fmt(r.quality_target) + ")";
       var lines = [
-        ["Evidence", r.hardware + ", " + r.round + target],
+        ["Evidence", r.hardware + ", " + r.round + quality],
         [r.step_rank === 4 ? "Projected time" : "Official",
           r.step_rank === 4 ? minutes(r.score_minutes) + " (interval " + range(r.fastest_minutes, r.slowest_minutes) + " min)" :
             scoreBasis(r.score_minutes, r.raw_score_minutes, r.rcp_scaling_factor, r.fastest_minutes, r.slowest_minutes, r.runs)],
