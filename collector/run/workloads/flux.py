@@ -98,6 +98,10 @@ class FluxWorkload(Workload):
         train, held_out = self.synthetic_sizes()
         self.hold_out(list(self._samples(train + held_out)), held_out)
         self.noise = generator(ctx.seed * 7919 + ctx.rank, ctx.device)
+        if ctx.device.type == "cuda":
+            # cuDNN's attention backward fails at the published size (torch 2.11 on an H200: an
+            # illegal memory access); flash attention computes the same
+            torch.backends.cuda.enable_cudnn_sdp(False)
 
     def _samples(self, n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``n`` (latents, text states, pooled text vectors)."""
