@@ -15,8 +15,13 @@ import pytest
 
 from collector.run.plan import run_finished
 
+# The child handles SIGINT as an interactive shell's job does, whatever the test was started
+# from: a process inherits an ignored SIGINT (a background job of a script, `nohup`), and
+# Python then leaves it ignored, so Ctrl-C could never reach the run.
 SCRIPT = """
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from pathlib import Path
 from collector.run.plan import Machine, Options
 from collector.run.runner import run_suite
