@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import math
 import posixpath
@@ -163,5 +162,9 @@ def code(value: object) -> str:
 
 
 def runs_of(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
-    """Runs of rows that share `key`, in the order given (the tables order them)."""
-    return [(k, list(g)) for k, g in itertools.groupby(rows, key=lambda r: r[key])]
+    """Rows grouped by `key`, each group where its key first appears and its rows in the order
+    given: one group per key, however the table orders its rows."""
+    groups: dict[Any, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(r[key], []).append(r)
+    return list(groups.items())

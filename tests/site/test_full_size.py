@@ -147,3 +147,25 @@ def test_anchored_projections_are_listed_with_their_checked_error() -> None:
     data = Data(full_size_scaling=[], projection_anchored=[row])
     text = render("full_size.md.j2", full_size.page(data))
     assert "**11.2** (on 8) | 8.3%, 30 |" in text
+
+
+def test_each_machine_of_the_v51_suite_gets_one_section_whatever_the_rows_order() -> None:
+    def run(machine: str, gpus: int, benchmark: str) -> dict:
+        return {
+            "submitter": machine, "benchmark": benchmark, "accelerators": gpus,
+            "accelerator_words": "NVIDIA H200", "precision": "bf16",
+            "samples_per_s_per_accelerator": 100.0, "achieved_tflops_per_accelerator": 200.0,
+            "window_min_samples_per_s_per_accelerator": 99.0,
+            "window_max_samples_per_s_per_accelerator": 101.0, "official_fraction": None,
+            "official_missing_reason": "no official result of this workload on H200-SXM",
+        }  # fmt: skip
+
+    # the table orders its rows by benchmark: the two machines' runs alternate
+    rows = [run("h200-x1-suite", 1, "dlrm_dcnv2"), run("h200-x2-suite", 2, "dlrm_dcnv2"),
+            run("h200-x1-suite", 1, "retinanet"), run("h200-x2-suite", 2, "retinanet")]  # fmt: skip
+    text = render("full_size.md.j2", full_size.page(Data(site_suite_runs=rows)))
+    headings = [line for line in text.splitlines() if line.startswith("## The rest of v5.1")]
+    assert headings == [
+        "## The rest of v5.1 on 1 x NVIDIA H200 (h200-x1-suite)",
+        "## The rest of v5.1 on 2 x NVIDIA H200 (h200-x2-suite)",
+    ]
