@@ -203,13 +203,15 @@ def _built(wh: Warehouse) -> set[str]:
     return {r[0] for r in rows.fetchall()}
 
 
-@pytest.mark.slow  # a connection per derived table
+@pytest.mark.slow  # many connections, and a parallel ingest
 def test_warehouses_dropped_unclosed_leave_parallel_ingest_working(
     one_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a DuckDB connection left open keeps its threads; a worker forked beside them crashed
-    for name in Warehouse.names():
-        collector.open(one_run).table(name)  # dropped, never closed
+    for _ in Warehouse.names():  # as many connections as a session reading every table
+        warehouse = collector.open(one_run)
+        warehouse.table("scores").fetchall()
+        del warehouse  # dropped, never closed
     monkeypatch.setattr(pipeline, "PARALLEL_MIN_BYTES", 0)
     v05_tree(tmp_path / "a")
     report = pipeline.ingest([tmp_path / "a", LOGS], store=tmp_path / "s", workers=2)

@@ -73,17 +73,19 @@ def start(fn: Callable[..., None], nprocs: int, *args: Any) -> mp.ProcessContext
     return mp.start_processes(fn, args=args, nprocs=nprocs, join=False, start_method="spawn")
 
 
-def wait(ctx: mp.ProcessContext, poll: Callable[[], None] = lambda: None) -> None:
+def wait(
+    ctx: mp.ProcessContext, poll: Callable[[], None] = lambda: None, grace: float = GRACE_S
+) -> None:
     """Wait for every process of ``ctx``, calling ``poll`` between checks. When one fails, the
-    others get :data:`GRACE_S` seconds to end before they are killed, and its error is
-    raised; on an interrupt (Ctrl-C, SIGTERM) all of them are stopped (:func:`stop`) and the
-    interrupt re-raised."""
+    others get ``grace`` seconds to end before they are killed, and its error is raised; on an
+    interrupt (Ctrl-C, SIGTERM) all of them are stopped (:func:`stop`) and the interrupt
+    re-raised."""
     try:
-        while not ctx.join(timeout=0.2, grace_period=GRACE_S):
+        while not ctx.join(timeout=0.2, grace_period=grace):
             poll()
         poll()
     except BaseException:
-        stop(ctx.processes)
+        stop(ctx.processes, grace)
         raise
 
 
