@@ -80,8 +80,10 @@ def test_queries_during_a_loop_of_ingests_never_fail(tmp_path):
         text=True,
     )
     assert writer.stdout.readline() == "ready\n"
-    errors, counts = [], []
-    for _ in range(100):
+    errors, counts, seen = [], [], set()
+    # queries until three snapshots have replaced the first (at least 20, at most 100)
+    while len(counts) < 100 and (len(counts) < 20 or len(seen) < 4):
+        seen.add((store / "CURRENT").read_text())
         try:
             counts.append(
                 sql(
