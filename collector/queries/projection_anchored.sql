@@ -1,4 +1,4 @@
--- projection_anchored: time to train of each local full-size bf16 run projected by anchoring on
+-- projection_anchored: time to train of each local full-size bf16 run on one accelerator projected by anchoring on
 -- the nearest official result of an accelerator measured here too (an official score, in the
 -- closed division, of the same benchmark model as the local workload, definitions.yml): that
 -- score x the anchor model's local throughput per accelerator (one accelerator, bf16, mean over
@@ -11,8 +11,10 @@ WITH anchors AS (
     SELECT *, local_samples_per_s_per_accelerator AS rate FROM projection_anchors
 ),
 runs AS (
+    -- one accelerator, as the anchors' local rates: a run on several carries this
+    -- implementation's data-parallel efficiency at its count, which nothing would cancel
     SELECT * FROM throughput_fractions
-    WHERE precision = 'bf16' AND samples_per_s_per_accelerator > 0
+    WHERE precision = 'bf16' AND accelerators = 1 AND samples_per_s_per_accelerator > 0
 ),
 chosen AS (
     SELECT r.run_id, a.*
