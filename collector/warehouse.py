@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from collector.ingest.trees import Skipped
 
 ROUND = re.compile(r"v\d+\.\d+")
+#: each relation a warehouse returned, to its warehouse: a relation keeps the warehouse (its
+#: connection and pinned snapshot) open while it lives, so that
+#: `collector.open().table("scores").df()` reads after the warehouse itself is dropped
+_OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Warehouse:
@@ -96,17 +100,21 @@ class Warehouse:
 
         stored = name.removeprefix("store.")
         if name != stored and stored in STORED_TABLES:
-            return self.connection.table(name)
+            return self._owned(self.connection.table(name))
         query.contract(name)  # an unknown name is an error before the store is read
         query.build(self.connection, name)
-        return self.connection.table(name)
+        return self._owned(self.connection.table(name))
 
     def sql(self, text: str) -> duckdb.DuckDBPyRelation:
         """Run one read-only SELECT over the stored tables (`store.runs`...), the reference,
         parameter and derived tables; no file, network, extension or setting is reachable."""
         from collector.queries import query
 
-        return query.select(self.connection, text)
+        return self._owned(query.select(self.connection, text))
+
+    def _owned(self, relation: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+        _OWNERS[relation] = self
+        return relation
 
     def check_contracts(self) -> list[str]:
         """Every derived table against its contract: one line per violated invariant."""

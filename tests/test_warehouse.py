@@ -43,6 +43,16 @@ def test_a_table_is_a_relation_for_pandas_and_arrow(one_run: Path) -> None:
         assert wh.sql("SELECT count(*) FROM store.events").fetchall() == [(14,)]
 
 
+def test_a_relation_keeps_its_warehouse_open_and_close_ends_both(one_run: Path) -> None:
+    # one line in a notebook: the warehouse is dropped before the relation is read
+    assert list(collector.open(one_run).table("runs").df()["status"]) == ["success"]
+    assert collector.open(one_run).sql("SELECT count(*) FROM store.runs").fetchall() == [(1,)]
+    with collector.open(one_run) as wh:
+        relation = wh.table("scores")
+    with pytest.raises(Exception, match="closed"):
+        relation.fetchall()
+
+
 def test_derived_tables_are_computed_when_asked_for_and_once(one_run: Path) -> None:
     with collector.open(one_run) as wh:
         wh.table("runs")
