@@ -99,10 +99,9 @@ class Warehouse:
         from collector.store.schemas import STORED_TABLES
 
         stored = name.removeprefix("store.")
-        if name != stored and stored in STORED_TABLES:
-            return self._owned(self.connection.table(name))
-        query.contract(name)  # an unknown name is an error before the store is read
-        query.build(self.connection, name)
+        if name == stored or stored not in STORED_TABLES:
+            query.contract(name)  # an unknown name is an error before the store is read
+            query.build(self.connection, name)
         return self._owned(self.connection.table(name))
 
     def sql(self, text: str) -> duckdb.DuckDBPyRelation:
