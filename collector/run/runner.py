@@ -301,7 +301,9 @@ def outcome(spec: RunSpec, status: str, rates: list[float]) -> dict[str, Any]:
     then ends there, not part-way to ``max_epochs``), the median of a throughput run's
     windows, or the run's status."""
     if status == "success" and spec.scale == "throughput" and rates:
-        return {"info": f"median {statistics.median(rates):,.0f} samples/s ({THROUGHPUT_LABEL})"}
+        median = statistics.median(rates)
+        shown = f"{median:,.0f}" if median >= 100 else f"{median:.3g}"  # 70B LoRA: 0.2 a second
+        return {"info": f"median {shown} samples/s ({THROUGHPUT_LABEL})"}
     epoch = last_eval_epoch(spec.log_path)
     if status == "success" and epoch is not None:
         return {"total": epoch, "completed": epoch, "info": f"reached target at epoch {epoch}"}

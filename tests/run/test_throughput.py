@@ -7,6 +7,7 @@ import json
 import statistics
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -14,7 +15,7 @@ from rich.console import Console
 
 from collector.errors import RunError
 from collector.run.plan import Options, describe, plan_runs
-from collector.run.runner import run_suite
+from collector.run.runner import outcome, run_suite
 from collector.run.suite import BENCHMARKS, load_suite, parse_suite
 
 SUITE = Path(load_suite("v0.5").path)
@@ -164,3 +165,10 @@ def test_every_rank_trains_on_the_batch_of_a_one_accelerator_run(benchmark):
     assert len(alone[0]) == 4
     for rank in (0, 2):
         assert all(torch.equal(a, b) for a, b in zip(alone, batch(rank, 4), strict=True))
+
+
+def test_the_progress_line_shows_a_slow_run_s_rate_in_significant_figures():
+    spec = SimpleNamespace(scale="throughput")  # a throughput run's outcome reads only its scale
+    slow, fast = outcome(spec, "success", [0.2, 0.2178, 0.22]), outcome(spec, "success", [12345.6])
+    assert slow["info"].startswith("median 0.218 samples/s")
+    assert fast["info"].startswith("median 12,346 samples/s")

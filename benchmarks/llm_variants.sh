@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One v5.1 throughput run (benchmark, GPU count, precision) under several settings of its
+# suite parameters, in the same call on the same machine: each variant is the v5.1 suite with
+# the named `params` of the benchmark's throughput configuration replaced, run by
+# `collector run --suite <that file>` into .out/<name>/<label>; every variant's folder is
+# packed into $OUT/variants.tgz at the end, and `benchmarks/llm_summary.py` prints one table.
+#
+#   bash benchmarks/llm_variants.sh <name> <seconds> <benchmark:gpus:precision> <variant>...
+#
+# A variant is `label` (the suite as shipped) or `label=key:value,key:value` (values in YAML).
+# Example (2 x H200): the shipped fp8 run against fp8 weights gathered in bf16:
+#
+#   bash benchmarks/llm_variants.sh fp8-ab 560 llama31_8b:2:fp8 shipped bf16-gather=fp8_all_gather:false
+set -uo pipefail
+name=${1:?name}
+limit=${2:?seconds}
+IFS=: read -r bench gpus prec <<< "${3:?benchmark:gpus:precision}"
+shift 3
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1
+out=.out/$name
+mkdir -p "$out" "${OUT:-.out}"
+deadline=$(( $(date +%s) + limit ))
+trap 'tar czf "${OUT:-.out}/variants.tgz" -C .out "$name"' EXIT
+nvidia-smi --query-gpu=name,memory.total,power.limit --format=csv > "$out/gpus.csv" 2>&1
+
+for variant in "$@"; do
+    label=${variant%%=*}
+    overrides=${variant#"$label"}; overrides=${overrides#=}
+    suite="$out/$label.yml"
+    python3 - "$bench" "$overrides" "$suite" <<'PY'
+import sys, yaml
+from collector.run.suite import SUITES_DIR
+bench, overrides, path = sys.argv[1:]
+data = yaml.safe_load((SUITES_DIR / "v5.1.yml").read_text())
+params = data["benchmarks"][bench]["throughput"]["params"]
+for item in filter(None, overrides.split(",")):
+    key, value = item.split(":", 1)
+    params[key] = yaml.safe_load(value)
+open(path, "w").write(yaml.safe_dump(data, sort_keys=False))
+PY
+    t=$(( deadline - $(date +%s) ))
+    if [ "$t" -lt 60 ]; then echo "$label: no time left"; continue; fi
+    t0=$(date +%s)
+    timeout --signal=TERM --kill-after=20 "$t" \
+        python3 -m collector.cli run --suite "$suite" --scale throughput --benchmarks "$bench" \
+        --gpus "$gpus" --precision "$prec" --repeats 1 --no-ingest --no-ceilings \
+        --out "$out/$label" > "$out/$label.log" 2>&1
+    echo "$label ($overrides): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$out/$label.log")"
+done
+for variant in "$@"; do
+    label=${variant%%=*}
+    echo "## $label"
+    python3 benchmarks/llm_summary.py "$out/$label" 2>&1
+done
