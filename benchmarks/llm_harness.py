@@ -49,15 +49,12 @@ def bare_windows(sess: engine.Session, batch: tuple, windows: int, steps: int) -
     clip = workload.params.get("max_grad_norm")
     trainable = [p for p in model.parameters() if p.requires_grad]
     micro = workload.micro_batches(batch)
-    defer = bool(workload.params.get("defer_gradient_sync")) and len(micro) > 1
     rates = []
     for _ in range(windows):
         engine._sync(workload.ctx.device)
         t0 = time.perf_counter()
         for _ in range(steps):
-            for i, (tokens,) in enumerate(micro):
-                if defer:
-                    model.set_requires_gradient_sync(i == len(micro) - 1)
+            for (tokens,) in micro:
                 with sess.autocast():
                     logits = model(input_ids=tokens[:, :-1]).logits
                     loss = torch.nn.functional.cross_entropy(
@@ -67,8 +64,6 @@ def bare_windows(sess: engine.Session, batch: tuple, windows: int, steps: int) -
             if clip:
                 torch.nn.utils.clip_grad_norm_(trainable, float(clip), foreach=True)
             opt.step()
-            if sess.after_step is not None:
-                sess.after_step()
             opt.zero_grad(set_to_none=True)
         engine._sync(workload.ctx.device)
         tokens_done = batch[0].shape[0] * workload.seq_len * steps * workload.ctx.world

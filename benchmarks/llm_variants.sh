@@ -8,9 +8,9 @@
 #   bash benchmarks/llm_variants.sh <name> <seconds> <benchmark:gpus:precision> <variant>...
 #
 # A variant is `label` (the suite as shipped) or `label=key:value,key:value` (values in YAML).
-# Example (2 x H200): the shipped fp8 run against fp8 weights gathered in bf16:
+# Example (2 x H200): the shipped 8B in bf16 against two sequences per forward and backward pass:
 #
-#   bash benchmarks/llm_variants.sh fp8-ab 560 llama31_8b:2:fp8 shipped bf16-gather=fp8_all_gather:false
+#   bash benchmarks/llm_variants.sh micro-ab 400 llama31_8b:2:bf16 shipped micro2=micro_batch:2
 set -uo pipefail
 name=${1:?name}
 limit=${2:?seconds}

@@ -116,25 +116,19 @@ class Session:
     opt: torch.optim.Optimizer
     autocast: Callable[[], contextlib.AbstractContextManager]
     scaler: torch.amp.GradScaler | None
-    after_step: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self.schedule = LambdaLR(self.opt, self.workload.lr_factor)
 
     def step(self, batch: Batch) -> None:
         """One optimizer step on ``batch``: the workload's micro-batches, each backward pass
-        accumulating its share of the gradient (reduced once, after the last, under DDP and,
-        where the suite sets ``defer_gradient_sync``, under FSDP2: the unsharded gradient is
-        then held until the last), the gradient norm clipped to ``max_grad_norm`` where the
-        suite sets one, then the update and the schedule's next learning rate."""
+        accumulating its share of the gradient (under DDP reduced once, after the last), the
+        gradient norm clipped to ``max_grad_norm`` where the suite sets one, then the update
+        and the schedule's next learning rate."""
         micro = self.workload.micro_batches(batch)
         self.opt.zero_grad(set_to_none=True)
-        fsdp = hasattr(self.model, "set_requires_gradient_sync")
         for i, mb in enumerate(micro):
-            defer = i < len(micro) - 1
-            if fsdp and self.workload.params.get("defer_gradient_sync", False):
-                self.model.set_requires_gradient_sync(not defer)
-            defer = defer and hasattr(self.model, "no_sync")
+            defer = i < len(micro) - 1 and hasattr(self.model, "no_sync")
             with self.model.no_sync() if defer else contextlib.nullcontext():
                 with self.autocast():
                     loss = self.workload.loss(self.model, mb) / len(micro)
@@ -150,8 +144,6 @@ class Session:
             self.scaler.update()
         else:
             self.opt.step()
-        if self.after_step is not None:
-            self.after_step()
         self.schedule.step()
 
     def timed(self, log: RunLog | None, epoch: int, batches: Iterable[Batch]) -> tuple[int, float]:
@@ -202,10 +194,9 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
     workload = workload_class(spec.benchmark)(spec.params, spec.scale, ctx)
     if workload.sharded:  # FSDP2 beside the replicated (DDP) path below
         compiled = wants_compile(spec.params, spec.precision)
-        model, amp, after_step = sharded.build(spec, workload, world, device, compiled)
+        model, amp = sharded.build(spec, workload, world, device, compiled)
         autocast = functools.partial(torch.autocast, device.type, amp, amp is not None)
-        opt = workload.make_optimizer(model)
-        return Session(workload, model, model, opt, autocast, None, after_step)
+        return Session(workload, model, model, workload.make_optimizer(model), autocast, None)
     model = workload.build_model().to(device)
     if ctx.channels_last and workload.convolutional:
         model = model.to(memory_format=torch.channels_last)

@@ -12,8 +12,6 @@ precision policy gathers the weights in bf16 and reduces gradients in fp32 (one 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 from torch import nn
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
@@ -28,26 +26,15 @@ from collector.run.workloads import Workload
 FP8_SKIP = ("lm_head", "lora_")
 
 
-def to_float8(model: nn.Module, gather_fp8: bool) -> Callable[[], None] | None:
+def to_float8(model: nn.Module) -> None:
     """Swap the model's linear layers for torchao's float8 training layers (dynamic tensorwise
-    scaling), except those named in FP8_SKIP. Where ``gather_fp8``, FSDP2 gathers their weights
-    already cast to fp8 (half the bytes, each rank casting its shard); the returned function
-    must then follow every optimizer step: it computes the weights' scales for all layers at
-    once (torchao's precompute_float8_dynamic_scale_for_fsdp)."""
-    from torchao.float8 import (
-        Float8LinearConfig,
-        convert_to_float8_training,
-        precompute_float8_dynamic_scale_for_fsdp,
-    )
+    scaling), except those named in FP8_SKIP."""
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
     def keep(module: nn.Module, fqn: str) -> bool:
         return isinstance(module, nn.Linear) and not any(s in fqn for s in FP8_SKIP)
 
-    config = Float8LinearConfig(enable_fsdp_float8_all_gather=gather_fp8)
-    convert_to_float8_training(model, config=config, module_filter_fn=keep)
-    if not gather_fp8:
-        return None
-    return lambda: precompute_float8_dynamic_scale_for_fsdp(model)
+    convert_to_float8_training(model, config=Float8LinearConfig(), module_filter_fn=keep)
 
 
 def wrap_layers(
@@ -90,17 +77,15 @@ def init_weights(model: nn.Module, seed: int, rank: int, std: float = 0.02) -> N
 
 def build(
     spec: RunSpec, workload: Workload, world: int, device: torch.device, compiled: bool
-) -> tuple[nn.Module, torch.dtype | None, Callable[[], None] | None]:
+) -> tuple[nn.Module, torch.dtype | None]:
     """``workload``'s model sharded across ``world`` ranks on ``device`` (each decoder layer
-    compiled where ``compiled``), the dtype autocast must compute in (None where the sharding
-    policy casts, or in fp32), and what must follow each optimizer step (or None)."""
+    compiled where ``compiled``), and the dtype autocast must compute in (None where the
+    sharding policy casts, or in fp32)."""
     params = spec.params
     with torch.device("meta"):
         model = workload.build_model()
-    after_step = None
     if spec.precision == "fp8":
-        gather_fp8 = world > 1 and bool(params.get("fp8_all_gather", False))
-        after_step = to_float8(model, gather_fp8)
+        to_float8(model)
     recompute = bool(params.get("activation_checkpointing", False))
     units = wrap_layers(model, workload.decoder_layers, recompute, compiled)
     amp = torch.bfloat16 if spec.precision in ("bf16", "fp8") else None
@@ -113,6 +98,4 @@ def build(
     model.to_empty(device=device)
     init_weights(model, spec.seed, torch.distributed.get_rank() if world > 1 else 0)
     workload.reset_buffers(model, device)
-    if after_step is not None:
-        after_step()  # the first step's scales
-    return model, amp, after_step
+    return model, amp
