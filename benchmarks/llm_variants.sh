@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One v5.1 throughput run (benchmark, GPU count, precision) under several settings of its
 # suite parameters, in the same call on the same machine: each variant is the v5.1 suite with
-# the named `params` of the benchmark's throughput configuration replaced, run by
+# the named `params` of the benchmark's throughput configuration replaced
+# (benchmarks/suite_variant.py), run by
 # `collector run --suite <that file>` into .out/<name>/<label>; every variant's folder is
 # packed into $OUT/variants.tgz at the end, and `benchmarks/llm_summary.py` prints one table.
 #
 #   bash benchmarks/llm_variants.sh <name> <seconds> <benchmark:gpus:precision> <variant>...
 #
-# A variant is `label` (the suite as shipped) or `label=key:value,key:value` (values in YAML).
+# A variant is `label` (the suite as shipped) or `label=key:value,key:value` (values in YAML, without commas).
 # Example (2 x H200): the shipped 8B in bf16 against two sequences per forward and backward pass:
 #
 #   bash benchmarks/llm_variants.sh micro-ab 400 llama31_8b:2:bf16 shipped micro2=micro_batch:2
@@ -28,17 +29,10 @@ for variant in "$@"; do
     label=${variant%%=*}
     overrides=${variant#"$label"}; overrides=${overrides#=}
     suite="$out/$label.yml"
-    python3 - "$bench" "$overrides" "$suite" <<'PY'
-import sys, yaml
-from collector.run.suite import SUITES_DIR
-bench, overrides, path = sys.argv[1:]
-data = yaml.safe_load((SUITES_DIR / "v5.1.yml").read_text())
-params = data["benchmarks"][bench]["throughput"]["params"]
-for item in filter(None, overrides.split(",")):
-    key, value = item.split(":", 1)
-    params[key] = yaml.safe_load(value)
-open(path, "w").write(yaml.safe_dump(data, sort_keys=False))
-PY
+    args=()
+    IFS=, read -ra items <<< "$overrides"
+    for item in "${items[@]}"; do args+=("params.${item%%:*}=${item#*:}"); done
+    python3 benchmarks/suite_variant.py v5.1 "$bench" throughput "$suite" "${args[@]}"
     t=$(( deadline - $(date +%s) ))
     if [ "$t" -lt 60 ]; then echo "$label: no time left"; continue; fi
     t0=$(date +%s)
