@@ -252,12 +252,12 @@ def test_projection_check_is_out_of_sample(wh):
 
 def test_anchored_projection_is_checked_on_pairs_of_official_results(wh):
     """ResNet-50, H100 and H200: each official result projected from the other model's, with
-    the ratio of the shipped local runs' throughputs; measured here: median |error| 8.3%,
-    90th percentile 9.3%, 30 pairs."""
+    the ratio of the shipped local runs' throughputs; measured here: median |error| 8.5%,
+    90th percentile 9.5%, 30 pairs."""
     (total,) = rows(wh, "SELECT * FROM projection_anchor_error WHERE benchmark = 'all'")
     assert total["pairs"] == 30
-    assert total["median_abs_error_pct"] == pytest.approx(8.26, abs=0.01)
-    assert total["p90_abs_error_pct"] == pytest.approx(9.33, abs=0.01)
+    assert total["median_abs_error_pct"] == pytest.approx(8.46, abs=0.01)
+    assert total["p90_abs_error_pct"] == pytest.approx(9.55, abs=0.01)
     assert total["median_abs_error_pct"] <= 10  # the goal
     for r in rows(wh, "SELECT * FROM projection_anchor_check"):
         assert r["target_system_id"] != r["anchor_system_id"]

@@ -1,6 +1,6 @@
 """The language models among the derived tables: their data (samples each official run trained,
 tokens per sample, model FLOPs per token) checked against the shipped store and the runner, and
-the shipped 4 x H200 runs set against the official results, each figure recomputed from the raw
+the shipped runs on 2 and 4 x H200 set against the official results, each figure recomputed from the raw
 logs and rows."""
 
 from __future__ import annotations
@@ -18,15 +18,18 @@ from collector.queries.parameters import language_models
 from collector.run.suite import load_suite
 from tests.conftest import REPO
 
-LOCAL = REPO / "runs" / "local" / "h200-x4-llm"
+LOCAL = REPO / "runs" / "local"
+#: the shipped campaigns of the language models
+CAMPAIGNS = [LOCAL / "h200-x4-llm", LOCAL / "h200-x2-llm"]
+LOGS = [log for c in CAMPAIGNS for log in c.glob("results/*/*/result_0.txt")]
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
-    """The shipped store with the 4 x H200 language-model runs ingested."""
+    """The shipped store with the language-model campaigns ingested again (nothing changes)."""
     path = tmp_path_factory.mktemp("llm") / "store"
     shutil.copytree(REPO / "runs" / "warehouse", path)
-    ingest([LOCAL], store=path)
+    ingest(CAMPAIGNS, store=path)
     return path
 
 
@@ -85,10 +88,10 @@ def test_fractions_of_official_recomputed_from_the_logs(con):
     rows = con.execute(
         "SELECT * FROM throughput_fractions WHERE tokens_per_sample IS NOT NULL"
     ).df()
-    assert len(rows) == len(list(LOCAL.glob("results/*/*/result_0.txt"))) == 6
+    assert len(rows) == len(LOGS) == 10
     samples = {r["log_path"]: r for r in language_models()["language_model_runs"].to_pylist()}
     for r in rows.itertuples():
-        tokens, facts = windows(LOCAL.parent / r.log_path)
+        tokens, facts = windows(LOCAL / r.log_path)
         gpus = facts["accelerators"]
         assert r.evidence == "compute throughput on synthetic tokens (data loading not included)"
         assert r.tokens_per_s_per_accelerator == pytest.approx(statistics.median(tokens) / gpus)
@@ -123,17 +126,21 @@ def test_projections_are_the_official_time_at_the_measured_rate(con, store):
         "FROM projection AS p JOIN throughput_fractions AS f USING (run_id) "
         "WHERE f.tokens_per_sample IS NOT NULL"
     ).df()
-    assert len(got) == 6 and set(got["round"]) == {"v5.1"}
+    assert len(got) == len(LOGS) and set(got["round"]) == {"v5.1"}
     for r in got.itertuples():
         assert r.projected_accelerators == r.official_accelerators
         assert r.projected_minutes == pytest.approx(r.official_minutes / r.official_fraction)
     guide = con.execute(
-        "SELECT hardware, one_server FROM site_guide WHERE evidence = 'projected' "
-        "AND round = 'v5.1' AND benchmark = 'llama2_70b_lora' ORDER BY hardware"
+        "SELECT submitter, precision, hardware, one_server FROM site_guide "
+        "WHERE evidence = 'projected' AND round = 'v5.1' AND benchmark = 'llama2_70b_lora' "
+        "ORDER BY ALL"
     ).fetchall()
+    on = "8 x NVIDIA H200, 1 node (an official layout; measured on {})".format
     assert guide == [
-        ("8 x NVIDIA H200, 1 node (an official layout; measured on 2)", True),
-        ("8 x NVIDIA H200, 1 node (an official layout; measured on 4)", True),
+        ("h200-x2-llm", "bf16", on(2), True),
+        ("h200-x2-llm", "fp8", on(2), True),
+        ("h200-x4-llm", "bf16", on(2), True),
+        ("h200-x4-llm", "bf16", on(4), True),
     ]
     with collector.open(store) as wh:
         assert wh.check_contracts() == []
