@@ -355,7 +355,10 @@ def efficiency(rows: Sequence[Row], title: str, description: str) -> alt.LayerCh
     ]
     base = _base(rows)
     color = _color("series:N", "benchmark")
-    legend = alt.Legend(symbolType="stroke", labelLimit=0)
+    # above the plot: beside the benchmarks' legend a phone would cut its long labels off
+    legend = alt.Legend(
+        symbolType="stroke", orient="top", labelLimit=alt.ExprRef("max(width - 24, 60)")
+    )
     dash = alt.StrokeDash("link:N", title="link", legend=legend)
     bars = base.mark_rule().encode(
         x=x, y=alt.Y("low:Q", axis=axis, scale=y_scale), y2="high:Q", color=color

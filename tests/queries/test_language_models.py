@@ -1,7 +1,7 @@
 """The language models among the derived tables: their data (samples each official run trained,
 tokens per sample, model FLOPs per token) checked against the shipped store and the runner, and
-the shipped runs on 2 and 4 x H200 set against the official results, each figure recomputed from the raw
-logs and rows."""
+the shipped runs on 2 and 4 x H200 set against the official results, each figure recomputed from
+the raw logs and rows."""
 
 from __future__ import annotations
 
