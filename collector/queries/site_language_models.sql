@@ -3,8 +3,9 @@
 -- Full-size runs page and Home state them: each run's tokens per second per accelerator (the
 -- median window, and the slowest and fastest), its MFU, the official reference of the same
 -- accelerator model with the fraction of its throughput per accelerator, and the time
--- projected at that reference's accelerator count. `home` marks the runs Home states: per
--- benchmark and machine, those on the most accelerators.
+-- projected at that reference's accelerator count, and the boards' power and clock during the
+-- timed windows (window_power). `home` marks the runs Home states: per benchmark and machine,
+-- those on the most accelerators.
 SELECT
     f.run_id, f.submitter, f.system, f.benchmark, f.accelerator_model,
     coalesce(w.model, f.accelerator_model) AS accelerator_words, f.accelerators, f.precision,
@@ -17,11 +18,13 @@ SELECT
     f.official_accelerators, f.official_runs, f.official_tokens_per_s_per_accelerator,
     f.official_fraction, f.official_minutes, f.official_missing_reason,
     p.projected_accelerators, p.projected_minutes, p.projected_ci_low_minutes,
-    p.projected_ci_high_minutes,
+    p.projected_ci_high_minutes, pw.power_per_accelerator_w, pw.power_limit_w,
+    pw.sm_clock_median_min_mhz,
     f.accelerators = max(f.accelerators) OVER (PARTITION BY f.benchmark, f.submitter) AS home
 FROM throughput_fractions AS f
 JOIN store.runs AS r USING (run_id)
 LEFT JOIN accelerator_words AS w ON w.accelerator = r.accelerator
 LEFT JOIN projection AS p USING (run_id)
+LEFT JOIN window_power AS pw USING (run_id)
 WHERE f.tokens_per_sample IS NOT NULL
 ORDER BY f.benchmark, f.submitter, f.accelerators DESC, f.precision, f.run_id

@@ -1,12 +1,16 @@
 """power and the measured columns of cost_energy, from given runs and telemetry rows."""
 
+import csv
+import json
 import random
+import statistics
 
 import pytest
 
 import collector
 from collector.store import snapshot
 from collector.store.schemas import load
+from tests.conftest import REPO
 from tests.queries.test_derived import run
 
 H200 = {"accelerator": "NVIDIA H200"}
@@ -127,3 +131,33 @@ def test_power_does_not_depend_on_the_order_samples_are_stored_in(tmp_path):
         with collector.open(tmp_path / name) as connection:
             found.append(by_system(connection, "power"))
     assert found[0] == found[1]
+
+
+def test_window_power_is_recomputed_from_a_shipped_runs_files():
+    """The fp8 Llama 3.1 8B run on 2 x H200: each GPU's median power and clock over the
+    samples of its telemetry file between the log's first epoch_start and last epoch_stop."""
+    folder = REPO / "runs" / "local" / "h200-x2-llm"
+    log = folder / "results" / "vm_2xh200_fp8_default" / "llama31_8b" / "result_0.txt"
+    events = [json.loads(line[len(":::MLLOG ") :]) for line in log.read_text().splitlines()]
+    start = min(e["time_ms"] for e in events if e["key"] == "epoch_start") / 1000
+    stop = max(e["time_ms"] for e in events if e["key"] == "epoch_stop") / 1000
+    power, clock = {}, {}
+    with open(log.with_suffix(".telemetry.csv")) as f:
+        for s in csv.DictReader(f):
+            if s["gpu_power_w"] and start <= float(s["unix_s"]) <= stop:
+                power.setdefault(s["device"], []).append(float(s["gpu_power_w"]))
+                clock.setdefault(s["device"], []).append(float(s["gpu_sm_clock_mhz"]))
+    system = json.loads((folder / "systems" / "vm_2xh200_fp8_default.json").read_text())
+    with collector.open(REPO / "runs" / "warehouse") as wh:
+        (row,) = wh.sql(
+            "SELECT * FROM window_power WHERE system_id = 'v5.1/h200-x2-llm/vm_2xh200_fp8_default'"
+            " AND benchmark = 'llama31_8b'"
+        ).fetchall()
+        got = dict(zip(wh.table("window_power").columns, row, strict=True))
+    assert got["devices_sampled"] == len(power) == 2
+    assert got["samples_per_device"] == min(map(len, power.values())) > 10
+    medians = [statistics.median(power[d]) for d in sorted(power)]
+    assert got["power_per_accelerator_w"] == pytest.approx(statistics.mean(medians))
+    assert got["sm_clock_median_min_mhz"] == min(statistics.median(c) for c in clock.values())
+    assert got["power_limit_w"] == min(system["collector"]["power_limit_w"]) == 700.0
+    assert 0.95 < got["power_of_limit_ratio"] <= 1.0  # at its limit: bounded by power

@@ -20,12 +20,13 @@ ROW = {
     "official_tokens_per_s_per_accelerator": 11225.4,
     "official_fraction": 0.8621, "official_minutes": 37.68, "official_missing_reason": None,
     "projected_accelerators": 64, "projected_minutes": 43.70, "projected_ci_low_minutes": 43.66,
-    "projected_ci_high_minutes": 46.99, "home": True,
+    "projected_ci_high_minutes": 46.99, "power_per_accelerator_w": 692.1,
+    "power_limit_w": 700.0, "sm_clock_median_min_mhz": 1500.0, "home": True,
 }  # fmt: skip
 NONE = ROW | {
     "run_id": "r2", "benchmark": "llama2_70b_lora", "official_fraction": None,
     "official_missing_reason": "no official result of this workload on B300-SXM",
-    "projected_minutes": None,
+    "projected_minutes": None, "power_per_accelerator_w": None,
 }  # fmt: skip
 
 
@@ -40,9 +41,12 @@ def test_full_size_page_sets_each_run_beside_its_official_reference():
     assert "## Language models on 4 x NVIDIA H200 (h200-x4-llm)" in text
     assert "Compute throughput on synthetic tokens, data loading not included" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("| [Llama 3.1 8B"))
-    assert "| **9,677** (9,000–9,687) | 57% | 86% | 43.7 min on 64 (43.7–47 min) |" in line
+    assert (
+        "| **9,677** (9,000–9,687) | 57% | 692 W (700 W), 1,500 MHz | 86% | 43.7 min on 64 "
+        "(43.7–47 min) |" in line
+    )
     line = next(ln for ln in text.splitlines() if ln.startswith("| [Llama 2 70B"))
-    assert line.endswith("| — | none |")
+    assert line.endswith("| not sampled | — | none |")
     assert (
         "- Llama 3.1 8B pre-training: 11,225 tokens/s per accelerator, 64 x NVIDIA H200 (XD670, "
         "v5.1, the mean of 10 runs), 37.7 minutes to train." in text
