@@ -67,6 +67,8 @@ def test_controlled_interconnect_and_precision_tables(page_text: str) -> None:
     assert "Measured here:" in page_text and "median" in page_text
     precision = page_text.split('id="precision-table"')[1].split("</table>")[0]
     assert "fp32 → bf16" in precision and "bf16 → fp8" in precision
+    # the 8B's fp8 gain on two GPUs of two machines: each row names its runs' folder
+    assert "(h200-x2-llm)" in precision and "(h200-x4-llm)" in precision
 
 
 def test_a_store_without_comparisons_says_so() -> None:
