@@ -37,7 +37,7 @@ candidate_pairs AS (
         o.minutes AS other_minutes, o.configurations AS other_configurations,
         -- like for like: both models' results corroborated, or both from one submitter
         CASE WHEN NOT (f.corroborated AND o.corroborated) AND f.submitter <> o.submitter
-            THEN 'results of one third-party submitter only ('
+            THEN 'with the results of one third-party submitter only ('
                 || CASE WHEN f.corroborated THEN o.model ELSE f.model END || ')'
         END AS withheld
     FROM ranked AS f
