@@ -3,10 +3,11 @@
 -- official score, in the closed division, of the same benchmark model as the local workload,
 -- definitions.yml): that score x the anchor model's local throughput per accelerator (one
 -- accelerator, bf16, mean over its shipped runs) / this run's, at the anchor's accelerator
--- count, so that the local implementation's own efficiency cancels. Nearest: the run's own accelerator model if it has
--- such a result, else another; then the newest round, the fewest accelerators and the fastest
--- score. Beside it, the anchored method's error measured out of sample on pairs of official
--- results (projection_anchor_error; null where no pair could be checked).
+-- count, so that the local implementation's own efficiency cancels. Nearest: the run's own
+-- accelerator model if it has such a result, else another; then the newest round, the fewest
+-- accelerators and the fastest score. Beside it, the anchored method's error measured out of
+-- sample on pairs of official results (projection_anchor_error; null where no pair could be
+-- checked).
 WITH anchors AS (
     SELECT *, local_samples_per_s_per_accelerator AS rate FROM projection_anchors
 ),

@@ -32,18 +32,22 @@ limits AS (
             AS DOUBLE[])) AS power_limit_w
     FROM store.systems
     WHERE source = 'local'
+),
+per_run AS (
+    SELECT
+        run_id, count(*) AS devices_sampled, min(samples) AS samples_per_device,
+        -- a mean over an ordered list: the same bits whatever order the threads add in
+        list_avg(list(power_w ORDER BY device)) AS power_per_accelerator_w,
+        min(sm_clock_mhz) AS sm_clock_median_min_mhz
+    FROM devices
+    GROUP BY run_id
 )
 SELECT
-    d.run_id, r.system_id, r.benchmark, r.accelerators, r.precision,
-    count(*) AS devices_sampled, min(d.samples) AS samples_per_device,
-    -- a mean over an ordered list: the same bits whatever order the threads add in
-    list_avg(list(d.power_w ORDER BY d.device)) AS power_per_accelerator_w,
-    any_value(l.power_limit_w) AS power_limit_w,
-    list_avg(list(d.power_w ORDER BY d.device)) / any_value(l.power_limit_w)
-        AS power_of_limit_ratio,
-    min(d.sm_clock_mhz) AS sm_clock_median_min_mhz
-FROM devices AS d
+    p.run_id, r.system_id, r.benchmark, r.accelerators, r.precision, p.devices_sampled,
+    p.samples_per_device, p.power_per_accelerator_w, l.power_limit_w,
+    p.power_per_accelerator_w / l.power_limit_w AS power_of_limit_ratio,
+    p.sm_clock_median_min_mhz
+FROM per_run AS p
 JOIN store.runs AS r USING (run_id)
 LEFT JOIN limits AS l USING (system_id)
-GROUP BY d.run_id, r.system_id, r.benchmark, r.accelerators, r.precision
-ORDER BY r.system_id, r.benchmark, d.run_id
+ORDER BY r.system_id, r.benchmark, p.run_id
