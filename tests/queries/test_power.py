@@ -149,14 +149,8 @@ def test_window_power_is_recomputed_from_a_shipped_runs_files():
                 clock.setdefault(s["device"], []).append(float(s["gpu_sm_clock_mhz"]))
     system = json.loads((folder / "systems" / "vm_2xh200_fp8_default.json").read_text())
     with collector.open(REPO / "runs" / "warehouse") as wh:
-        (got,) = (
-            wh.sql(
-                "SELECT * FROM window_power WHERE system_id = 'v5.1/h200-x2-llm/vm_2xh200_fp8_default'"
-                " AND benchmark = 'llama31_8b'"
-            )
-            .df()
-            .to_dict("records")
-        )
+        where = "system_id = 'v5.1/h200-x2-llm/vm_2xh200_fp8_default' AND benchmark = 'llama31_8b'"
+        (got,) = wh.sql(f"SELECT * FROM window_power WHERE {where}").df().to_dict("records")
     assert got["devices_sampled"] == len(power) == 2
     assert got["samples_per_device"] == min(map(len, power.values())) > 10
     medians = [statistics.median(power[d]) for d in sorted(power)]
