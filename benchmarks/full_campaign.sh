@@ -20,7 +20,7 @@
 # sets NCCL_P2P_DISABLE=1 for NCCL) are passed to --gpus and --interconnect; precisions default
 # to "bf16 fp32"; runs (default 1) is --repeats, the runs of each benchmark in each
 # configuration. Benchmarks run cheapest first and ResNet-50 (compiled) last, so that a deadline
-# cuts the fewest cells. NVLink multicast stays off. RUN_ARGS and HARNESS_ARGS add arguments (a
+# cuts the fewest cells (BENCHMARKS=a,b runs those alone). NVLink multicast stays off. RUN_ARGS and HARNESS_ARGS add arguments (a
 # CPU rehearsal: RUN_ARGS="--steps 1 --warmup 0 --batch-size 1" HARNESS_ARGS=--smoke).
 set -uo pipefail
 name=${1:?name}
@@ -57,7 +57,7 @@ harness() {  # bare loop against `collector run`, ResNet-50 bf16 on one GPU, sam
 
 first=1
 for prec in $precisions; do
-    matrix "$prec" ncf,minigo,gnmt,transformer,ssd,maskrcnn,resnet
+    matrix "$prec" "${BENCHMARKS:-ncf,minigo,gnmt,transformer,ssd,maskrcnn,resnet}"
     if [ $first = 1 ] && [ "$gpus" = 1 ]; then harness; fi
     first=0
 done

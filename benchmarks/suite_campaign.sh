@@ -20,7 +20,8 @@
 #   bash benchmarks/suite_campaign.sh h200-x4-suite 1500 flux1:4:bf16 harness-flux1:4:bf16:300 \
 #       retinanet:4:bf16 rgat:4:bf16 dlrm_dcnv2:4:bf16 harness-dlrm_dcnv2:4:bf16:200 flux1:2:bf16
 #
-# RUN_ARGS adds arguments to every `collector run` (a CPU rehearsal: RUN_ARGS="--steps 1").
+# RUN_ARGS adds arguments to every `collector run` (a CPU rehearsal: RUN_ARGS="--steps 1"),
+# HARNESS_ARGS to every harness step (HARNESS_ARGS="--profile 20": each rank's kernels).
 # Needs the suite extra (torch_geometric, diffusers); NVLink multicast stays off.
 set -uo pipefail
 name=${1:?name}
@@ -48,7 +49,7 @@ for step in "$@"; do
         [ -f "$done_file" ] && continue
         timeout --signal=TERM --kill-after=15 "$t" python3 benchmarks/suite_harness.py \
             --benchmark "$bench" --gpus "$gpus" --precision "$prec" \
-            --out "$out/harness-$bench-$gpus" > "$done_file.part" 2>&1 \
+            --out "$out/harness-$bench-$gpus" ${HARNESS_ARGS:-} > "$done_file.part" 2>&1 \
             && mv "$done_file.part" "$done_file"
         echo "$step: exit $? in $(( $(date +%s) - t0 )) s"
         continue

@@ -93,10 +93,10 @@ def worker(rank: int, spec: RunSpec, world: int, port: int, out: Path, profile: 
         second = bare_windows(sess, batch, spec.max_epochs, spec.window_steps)
         if world > 1:
             dist.barrier()
-        table = profiled(sess, batch, profile) if profile else ""  # every rank steps
+        if profile:  # every rank steps and writes its own: the slowest one sets the pace
+            (out / f"profile-{rank}.txt").write_text(profiled(sess, batch, profile))
         if rank == 0:
             (out / "bare.json").write_text(json.dumps({"first": first, "second": second}))
-            (out / "profile.txt").write_text(table)
 
 
 def profiled(sess: engine.Session, batch: tuple, steps: int) -> str:
@@ -166,8 +166,8 @@ def main() -> None:
     print(f"harness windows (samples/s):   {', '.join(f'{r:,.1f}' for r in harness)}")
     print(f"bare loop: {median_bare:,.1f} samples/s  harness: {median_harness:,.1f} samples/s")
     print(f"overhead: {(1 - median_harness / median_bare) * 100:+.2f}%  log: {spec.log_path}")
-    if args.profile:
-        print((out / "profile.txt").read_text())
+    for rank in range(spec.workers if args.profile else 0):
+        print(f"rank {rank}: " + (out / f"profile-{rank}.txt").read_text())
 
 
 if __name__ == "__main__":

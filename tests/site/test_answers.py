@@ -61,7 +61,8 @@ def test_the_first_picker_names_each_workload_once_and_only_answerable_ones(
 
 def test_controlled_interconnect_and_precision_tables(page_text: str) -> None:
     local = page_text.split('id="interconnect-local"')[1].split("</table>")[0]
-    assert local.count("<tr><td") == 21  # seven benchmarks on each of three servers
+    # seven benchmarks on each of three servers; Mask R-CNN's runs on two of them withdrawn
+    assert local.count("<tr><td") == 19
     assert "4 x NVIDIA H200, bf16" in local and "1.88 x" in local
     assert "2 x NVIDIA H200, bf16" in local
     assert "Measured here:" in page_text and "median" in page_text

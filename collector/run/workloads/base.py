@@ -222,8 +222,11 @@ class Workload(ABC):
         max_lr = spec.pop("max_lr", None)
         if spec.pop("fused", False) and self.ctx.device.type == "cuda":
             spec["fused"] = True  # one kernel for the whole update: less host work per step
-        if self.params.get("batch_per_accelerator") and "lr" in spec:
-            # linear scaling with the batch, up to max_lr where plain SGD stops converging
+        if self.params.get("batch_per_accelerator") and "lr" in spec and self.scale != "throughput":
+            # linear scaling with the batch, up to max_lr where plain SGD stops converging. Not
+            # at throughput: there every rank trains on the one-GPU run's batch, the averaged
+            # gradient is that run's, and so is its rate; scaled, Mask R-CNN's ranks drew other
+            # proposals than the run they are compared with (half its kernel time a step)
             spec["lr"] = float(spec["lr"]) * self.ctx.world
             if max_lr is not None:
                 spec["lr"] = min(spec["lr"], float(max_lr))

@@ -307,13 +307,17 @@ def test_dense_weights_follow_torch_adagrad():
         assert torch.allclose(p, q, atol=1e-6)
 
 
-def test_tables_split_whole_and_balanced_by_rows():
-    rows = published("dlrm_dcnv2")["tables"]
-    owned = assign_tables(rows, 4)
-    assert sorted(t for o in owned for t in o) == list(range(26))
-    loads = [sum(rows[t] for t in o) for o in owned]
-    # five tables of 40M rows over four ranks: one rank holds two, and nothing more
-    assert max(loads) == 80_000_000 and min(loads) > 40_000_000
+def test_tables_split_whole_and_balanced_by_lookups():
+    p = published("dlrm_dcnv2")
+    rows, hots = p["tables"], p["multi_hot"]
+    for world in (2, 4, 8):
+        owned = assign_tables(rows, hots, world)
+        assert sorted(t for o in owned for t in o) == list(range(26))
+    # 214 indices per sample: half each on two ranks
+    assert [sum(hots[t] for t in o) for o in assign_tables(rows, hots, 2)] == [107, 107]
+    # on four, the table of 100 indices alone on its rank, the others even
+    lookups = sorted(sum(hots[t] for t in o) for o in assign_tables(rows, hots, 4))
+    assert lookups == [38, 38, 38, 100]
 
 
 def test_auc_is_the_probability_a_click_outscores_a_non_click():
@@ -339,7 +343,7 @@ def _dlrm_rank(rank: int, world: int, port: int, params: dict, out: Path) -> Non
 
 def _dlrm_outputs(params: dict, rank: int, world: int) -> tuple[torch.Tensor, list]:
     """Logits of this rank's half of a fixed batch, and its tables' gradients."""
-    owned = assign_tables(params["tables"], world)
+    owned = assign_tables(params["tables"], params["multi_hot"], world)
     torch.manual_seed(0)
     model = DLRM(params, owned, rank, CPU)
     g = torch.Generator().manual_seed(1)

@@ -111,6 +111,19 @@ def test_learning_rate_scales_with_the_gpus_up_to_max_lr(world, lr):
     assert "max_lr" not in opt.defaults
 
 
+def test_throughput_ranks_keep_the_one_gpu_learning_rate():
+    """At throughput every rank trains on the one-GPU run's batch: the averaged gradient is
+    that run's, and the rate stays its own, so that the ranks follow its path."""
+    small = load_suite("v0.5").benchmarks["resnet"].scales["small"].params
+    params = copy.deepcopy(load_suite("v0.5").benchmarks["resnet"].scales["tiny"].params)
+    params.update(batch_size=2, batch_per_accelerator=True)
+    params["optim"] = {**small["optim"], "fused": False}
+    ctx = RunContext(device=torch.device("cpu"), world=4)
+    w = workload_class("resnet")(params, "throughput", ctx)
+    opt = w.make_optimizer(torch.nn.Linear(2, 2))
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.4)
+
+
 def test_gnmt_lstms_run_in_fp32_under_bf16_autocast_on_cpus_without_bf16(monkeypatch):
     """oneDNN has no bf16 LSTM on a CPU without AVX-512: there GNMT's LSTMs take fp32 inputs
     under bf16 autocast (and keep bf16 elsewhere); on other CPUs autocast decides."""
