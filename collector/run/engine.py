@@ -202,10 +202,10 @@ def setup(spec: RunSpec, rank: int, world: int, device: torch.device) -> Session
         model = model.to(memory_format=torch.channels_last)
     raw = model
     if wants_compile(spec.params, spec.precision):
-        # compiled inside DDP: one graph, its gradients all-reduced once the backward pass
-        # has ended (ResNet-50's campaigns ran so). Compiled around DDP, the graph splits at
-        # every gradient bucket: Transformer (big) on 4 x H200 ran slower so than eager
-        # (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
+        # compiled inside DDP (ResNet-50's campaigns ran so); the compiler still sees DDP's
+        # forward and splits the graph at its gradient buckets, whose all-reduces then overlap
+        # the backward pass. Compiled around DDP, Transformer (big) on 4 x H200 ran slower
+        # than eager (benchmarks/ddp_scaling.py, benchmarks/RESULTS.md)
         model = compile_model(model, spec.params.get("compile_dynamic"))
     if world > 1:
         if workload.ddp_ignore:  # model-parallel parameters: each rank keeps its own

@@ -146,15 +146,18 @@ class DLRM(nn.Module):
         pooled = self.tables(idx.flatten(), (offsets + self.bag_starts).flatten())
         return pooled.view(b, len(mine), self.dim)
 
-    def lookup(self, sparse: torch.Tensor) -> torch.Tensor:
-        """Every table pooled over this rank's samples, in table order: ``[B, tables, dim]``."""
+    def lookup(self, sparse: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """Every table pooled over this rank's samples, in table order, as ``dtype``:
+        ``[B, tables, dim]``. Cast before the exchange, which then moves half the bytes in
+        bf16: the values (and their gradients, cast back by autograd) are those of a cast after
+        it."""
         world = len(self.owned)
         if world == 1:
-            return self.pooled(sparse)
+            return self.pooled(sparse).to(dtype)
         b = sparse.shape[0]
         every = [torch.empty_like(sparse) for _ in range(world)]
         dist.all_gather(every, sparse)
-        mine = self.pooled(torch.cat(every))  # [world * b, owned, dim]
+        mine = self.pooled(torch.cat(every)).to(dtype)  # [world * b, owned, dim]
         sizes_in = [b * len(self.owned[self.rank]) * self.dim] * world
         sizes_out = [b * len(o) * self.dim for o in self.owned]
         flat = mine.flatten().contiguous()
@@ -166,7 +169,7 @@ class DLRM(nn.Module):
 
     def forward(self, dense: torch.Tensor, sparse: torch.Tensor) -> torch.Tensor:
         x = self.bottom(dense)
-        emb = self.lookup(sparse).to(x.dtype)
+        emb = self.lookup(sparse, x.dtype)
         x0 = torch.cat([x, emb.flatten(1)], 1)
         return self.top(self.cross(x0)).squeeze(1)
 
