@@ -20,8 +20,9 @@
 # sets NCCL_P2P_DISABLE=1 for NCCL) are passed to --gpus and --interconnect; precisions default
 # to "bf16 fp32"; runs (default 1) is --repeats, the runs of each benchmark in each
 # configuration. Benchmarks run cheapest first and ResNet-50 (compiled) last, so that a deadline
-# cuts the fewest cells (BENCHMARKS=a,b runs those alone). NVLink multicast stays off. RUN_ARGS and HARNESS_ARGS add arguments (a
-# CPU rehearsal: RUN_ARGS="--steps 1 --warmup 0 --batch-size 1" HARNESS_ARGS=--smoke).
+# cuts the fewest cells (BENCHMARKS=a,b runs those alone). NVLink multicast stays off. RUN_ARGS
+# and HARNESS_ARGS add arguments (a CPU rehearsal: RUN_ARGS="--steps 1 --warmup 0
+# --batch-size 1" HARNESS_ARGS=--smoke).
 set -uo pipefail
 name=${1:?name}
 limit=${2:-470}
