@@ -166,8 +166,9 @@ def main() -> None:
     print(f"harness windows (samples/s):   {', '.join(f'{r:,.1f}' for r in harness)}")
     print(f"bare loop: {median_bare:,.1f} samples/s  harness: {median_harness:,.1f} samples/s")
     print(f"overhead: {(1 - median_harness / median_bare) * 100:+.2f}%  log: {spec.log_path}")
-    for rank in range(spec.workers if args.profile else 0):
-        print(f"rank {rank}: " + (out / f"profile-{rank}.txt").read_text())
+    if args.profile:
+        for rank in range(spec.workers):
+            print(f"rank {rank}: " + (out / f"profile-{rank}.txt").read_text())
 
 
 if __name__ == "__main__":

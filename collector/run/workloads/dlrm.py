@@ -133,8 +133,7 @@ class DLRM(nn.Module):
         hots = [self.hots[t] for t in mine]
         self.bag_starts = torch.tensor([sum(hots[:i]) for i in range(len(hots))], device=device)
         # where table t lies among the pooled vectors the ranks send back (rank by rank)
-        order = [t for o in owned for t in o]
-        self.inverse = torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=device)
+        self.inverse = torch.argsort(torch.tensor([t for o in owned for t in o])).to(device)
 
     def pooled(self, sparse: torch.Tensor) -> torch.Tensor:
         """This rank's tables pooled over ``sparse``'s samples: ``[B, owned, dim]``."""

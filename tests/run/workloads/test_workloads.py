@@ -98,30 +98,29 @@ def test_fused_update_is_asked_for_on_gpus_only():
     assert not opt.defaults.get("fused")
 
 
-@pytest.mark.parametrize(("world", "lr"), [(1, 0.4), (2, 0.8), (4, 0.8), (8, 0.8)])
-def test_learning_rate_scales_with_the_gpus_up_to_max_lr(world, lr):
+@pytest.mark.parametrize(
+    ("scale", "world", "lr"),
+    [
+        ("tiny", 1, 0.4),
+        ("tiny", 2, 0.8),
+        ("tiny", 4, 0.8),
+        ("tiny", 8, 0.8),
+        ("throughput", 4, 0.4),
+    ],
+)
+def test_learning_rate_scales_with_the_gpus_up_to_max_lr(scale, world, lr):
+    """The rate grows with the global batch, up to max_lr; not at throughput, where every rank
+    trains on the one-GPU run's batch: the averaged gradient is that run's, and the rate stays
+    its own, so that the ranks follow its path."""
     small = load_suite("v0.5").benchmarks["resnet"].scales["small"].params
     params = copy.deepcopy(load_suite("v0.5").benchmarks["resnet"].scales["tiny"].params)
     params.update(train_samples=64, eval_samples=16, batch_per_accelerator=True)
     params["optim"] = {**small["optim"], "fused": False}
     ctx = RunContext(device=torch.device("cpu"), world=world)
-    w = workload_class("resnet")(params, "tiny", ctx)
+    w = workload_class("resnet")(params, scale, ctx)
     opt = w.make_optimizer(torch.nn.Linear(2, 2))
     assert opt.param_groups[0]["lr"] == pytest.approx(lr)
     assert "max_lr" not in opt.defaults
-
-
-def test_throughput_ranks_keep_the_one_gpu_learning_rate():
-    """At throughput every rank trains on the one-GPU run's batch: the averaged gradient is
-    that run's, and the rate stays its own, so that the ranks follow its path."""
-    small = load_suite("v0.5").benchmarks["resnet"].scales["small"].params
-    params = copy.deepcopy(load_suite("v0.5").benchmarks["resnet"].scales["tiny"].params)
-    params.update(batch_size=2, batch_per_accelerator=True)
-    params["optim"] = {**small["optim"], "fused": False}
-    ctx = RunContext(device=torch.device("cpu"), world=4)
-    w = workload_class("resnet")(params, "throughput", ctx)
-    opt = w.make_optimizer(torch.nn.Linear(2, 2))
-    assert opt.param_groups[0]["lr"] == pytest.approx(0.4)
 
 
 def test_gnmt_lstms_run_in_fp32_under_bf16_autocast_on_cpus_without_bf16(monkeypatch):
