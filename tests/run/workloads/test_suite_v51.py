@@ -35,7 +35,7 @@ from collector.run.workloads.retinanet import (
 from collector.run.workloads.rgat import RGAT
 from tests.conftest import table
 
-pytest.importorskip("torch_geometric")
+torch_geometric = pytest.importorskip("torch_geometric")
 pytest.importorskip("diffusers")
 
 CPU = torch.device("cpu")
@@ -264,6 +264,28 @@ def test_rgat_sums_a_gathered_nodes_gradient_in_fp32_and_rounds_once():
     conv._index_select(src, index).backward(grad)
     assert torch.equal(src.grad[0], grad.float().sum(0).to(torch.bfloat16))
     assert src.grad.dtype == torch.bfloat16 and not src.grad[1:].any()
+
+
+@pytest.mark.parametrize("same_type", [False, True])
+def test_rgat_convolution_computes_pyg_gatconvs_outputs_and_gradients(same_type: bool):
+    torch.manual_seed(0)
+    widths = (5, 5) if same_type else (6, 5)
+    model = RGAT([("paper", "cites", "paper")], 5, 12, 2, 1, 3, 0.0)
+    ours = type(next(iter(model.convs[0].convs.values())))(widths, 4, heads=3, add_self_loops=False)
+    theirs = torch_geometric.nn.GATConv(widths, 4, heads=3, add_self_loops=False)
+    with torch.no_grad():
+        for param in ours.parameters():
+            param.normal_()
+    theirs.load_state_dict(ours.state_dict())
+    x_dst = torch.randn(9, 5)
+    x = x_dst if same_type else (torch.randn(7, 6), x_dst)
+    edges = torch.stack([torch.randint(0, 7, (40,)), torch.randint(0, 9, (40,))])
+    out, expected = ours(x, edges), theirs(x, edges)
+    assert torch.allclose(out, expected, atol=1e-5)
+    out.square().sum().backward()
+    expected.square().sum().backward()
+    for (name, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters(), strict=True):
+        assert torch.allclose(a.grad, b.grad, rtol=1e-4, atol=1e-4), name
 
 
 def test_trimming_each_layer_to_the_hops_it_feeds_keeps_the_seeds_logits():
