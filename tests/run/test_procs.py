@@ -57,6 +57,7 @@ def _train_then_leave(rank: int, world: int, rendezvous: str, left: dict) -> Non
     left[rank] = (inside, [n for n in thread_names() if "gloo" in n])
 
 
+@pytest.mark.slow
 def test_gloo_threads_are_joined_when_the_group_block_ends(tmp_path):
     # Threads still alive at interpreter shutdown can abort the process (see process_group).
     with mp.Manager() as manager:
@@ -84,6 +85,7 @@ def _leave_work_unwaited(rank: int, world: int, rendezvous: str) -> None:
         _queue_collectives()
 
 
+@pytest.mark.slow
 def test_a_worker_with_queued_collectives_exits_cleanly(tmp_path):
     # With the group left to interpreter shutdown, every such worker aborted (SIGABRT,
     # "terminate called without an active exception").
@@ -95,6 +97,7 @@ def _fail_with_work_queued(rank: int, world: int, rendezvous: str) -> None:
         _queue_collectives(fail=True)
 
 
+@pytest.mark.slow
 def test_a_failing_worker_with_queued_collectives_exits_with_its_error(tmp_path):
     # The failed block's frames held its model, whose release of the group then waited for
     # the group's threads while they waited for the interpreter lock: the worker hung.
@@ -192,6 +195,7 @@ def test_a_failed_rank_brings_down_the_others_and_its_error_is_raised(tmp_path):
     assert context.processes[1].exitcode == -signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_a_second_signal_while_stopping_still_ends_every_worker(tmp_path):
     # as Ctrl-C pressed twice: the second comes while the first is stopping the workers
     raise_on_sigterm()

@@ -124,6 +124,7 @@ def test_published_size_ncf_runs_on_cpu_with_a_small_batch(cpu_machine, tmp_path
     assert sum(r["key"] == "tracked_stats" for r in recs) == 5
 
 
+@pytest.mark.slow
 def test_two_data_parallel_processes_count_both_ranks_samples(cpu_machine, tmp_path):
     opts = Options(
         scale="throughput",

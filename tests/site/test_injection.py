@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from collector.ingest.pipeline import ingest
 from tests.conftest import LOGS
 from tests.site.conftest import build_site
@@ -56,6 +58,7 @@ def hostile_store(root: Path) -> Path:
     return store
 
 
+@pytest.mark.slow
 def test_no_name_or_value_from_the_data_becomes_markup(tmp_path: Path):
     store = hostile_store(tmp_path)
     (tmp_path / "build").mkdir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -49,6 +50,7 @@ def _train(rank: int, world: int, rendezvous: str, failures: dict) -> None:
         failures[f"rank {rank} after the group"] = f"threads left: {threads}"
 
 
+@pytest.mark.slow
 def test_every_workload_steps_under_ddp_with_gloo(tmp_path):
     with mp.Manager() as manager:
         failures = manager.dict()
