@@ -319,12 +319,15 @@ def step_flops(sess: Session, batch: Batch) -> int:
     """Floating-point operations of one step's forward and backward passes on ``batch``, counted by
     torch's FLOP counter on the unwrapped, eager model (matrix products and convolutions;
     custom kernels such as RoIAlign are not counted), or the model FLOPs the workload counts
-    itself (the language models). Leaves no gradients behind."""
+    itself (the language models). Leaves no gradients behind, and every compiled function the
+    loss calls as compiled as it was: counted, they run eager. Called under the counter, a
+    ``torch.compile``'d function ran eager from then on (RetinaNet's fused focal loss: the
+    runs measured 163 img/s on an H200 where the compiled step reaches 293)."""
     counted = sess.workload.model_flops(batch)
     if counted is not None:
         return counted
     counter = FlopCounterMode(display=False)
-    with counter, sess.autocast():
+    with torch.compiler.set_stance("force_eager"), counter, sess.autocast():
         for mb in sess.workload.micro_batches(batch):
             sess.workload.loss(sess.raw, mb).backward()
     sess.opt.zero_grad(set_to_none=True)

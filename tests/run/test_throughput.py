@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import statistics
@@ -10,10 +11,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import torch
 import yaml
 from rich.console import Console
 
 from collector.errors import RunError
+from collector.run import engine
 from collector.run.plan import Options, describe, plan_runs
 from collector.run.runner import outcome, run_suite
 from collector.run.suite import BENCHMARKS, load_suite, parse_suite
@@ -173,3 +176,44 @@ def test_the_progress_line_shows_a_slow_run_s_rate_in_significant_figures():
     slow, fast = outcome(spec, "success", [0.2, 0.2178, 0.22]), outcome(spec, "success", [12345.6])
     assert slow["info"].startswith("median 0.218 samples/s")
     assert fast["info"].startswith("median 12,346 samples/s")
+
+
+def test_counting_a_steps_flops_leaves_compiled_functions_compiled():
+    """The FLOPs are counted before the timed windows: a compiled function the loss calls must
+    run its compiled graph in those windows, not its Python (RetinaNet's fused focal loss ran
+    eager in every window once it had been called under the counter)."""
+    graph_runs = []
+
+    def backend(graph, example_inputs):
+        def compiled(*args):
+            graph_runs.append(1)
+            return graph(*args)
+
+        return compiled
+
+    square_sum = torch.compile(lambda x: (x * x).sum(), backend=backend)
+
+    class Workload:
+        def model_flops(self, batch):
+            return None
+
+        def micro_batches(self, batch):
+            return [batch]
+
+        def loss(self, model, batch):
+            return square_sum(model(batch))
+
+    model = torch.nn.Linear(4, 4)
+    sess = SimpleNamespace(
+        workload=Workload(),
+        raw=model,
+        opt=torch.optim.SGD(model.parameters(), lr=0.1),
+        autocast=contextlib.nullcontext,
+    )
+    x = torch.randn(2, 4)
+    # the linear layer's product forward (2 x 2 x 4 x 4) and its weight gradient's
+    assert engine.step_flops(sess, x) == 128
+    assert all(p.grad is None for p in model.parameters())
+    before = len(graph_runs)
+    sess.workload.loss(model, x).backward()
+    assert len(graph_runs) == before + 1
