@@ -26,7 +26,13 @@ def num(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return str(value)
     text = f"{value:.{digits}g}"
-    return f"{value:,.0f}" if "e+" in text else text  # 99.97 to 3 digits is 100, not 1e+02
+    if "e+" in text:  # 99.97 to 3 digits is 100, not 1e+02
+        return f"{value:,.0f}"
+    if abs(value) < 1000:
+        return text
+    # thousands grouped as at fewer digits: 1,058.7 beside 1,059, not 1058.7
+    decimals = len(text.partition(".")[2])
+    return f"{value:,.{decimals}f}"
 
 
 def interval(low: Any, high: Any, unit: str = "") -> str:

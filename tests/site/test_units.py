@@ -505,4 +505,7 @@ def test_a_range_shows_the_digits_that_tell_its_ends_apart() -> None:
     assert interval(73.12, 78.49, " min") == "73.1–78.5 min"
     assert interval(21.46, 21.54, " min") == "21.46–21.54 min"
     assert interval(1.2, 1.2, "x") == "1.2–1.2x"  # equal ends stay equal
+    # more digits to tell the ends apart keep the thousands grouped, as the median beside them
+    assert interval(1058.7, 1059.2) == "1,058.7–1,059.2"
+    assert interval(979927.0, 987239.0) == "979,927–987,239"
     assert interval(None, 2.0) == "—"
