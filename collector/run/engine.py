@@ -319,10 +319,10 @@ def step_flops(sess: Session, batch: Batch) -> int:
     """Floating-point operations of one step's forward and backward passes on ``batch``, counted by
     torch's FLOP counter on the unwrapped, eager model (matrix products and convolutions;
     custom kernels such as RoIAlign are not counted), or the model FLOPs the workload counts
-    itself (the language models). Leaves no gradients behind, and every compiled function the
-    loss calls as compiled as it was: counted, they run eager. Called under the counter, a
-    ``torch.compile``'d function ran eager from then on (RetinaNet's fused focal loss: the
-    runs measured 163 img/s on an H200 where the compiled step reaches 293)."""
+    itself (the language models). Leaves no gradients behind and no compiled function changed:
+    the count runs them eager, since a ``torch.compile``'d function first called under the
+    counter ran eager at every later call (RetinaNet's fused focal loss: 163 img/s on an H200
+    where the compiled step reaches 293)."""
     counted = sess.workload.model_flops(batch)
     if counted is not None:
         return counted
