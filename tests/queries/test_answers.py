@@ -105,6 +105,7 @@ def test_precision_gain_is_the_throughput_ratio(wh):
     gains = rows(wh, "SELECT * FROM site_precision")
     assert {(r["baseline_precision"], r["precision"]) for r in gains} == {
         ("fp32", "bf16"),
+        ("fp32", "tf32"),
         ("tf32", "bf16"),
         ("bf16", "fp8"),
     }
