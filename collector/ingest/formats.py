@@ -23,7 +23,6 @@ class LogFormat:
     body: bytes  # regular expression for what follows the marker on an event line
     fields: tuple[str, ...]  # names of the body's groups, in order
     time_unit_s: float
-    default_round: str | None
     time_format: str | None = None  # strptime layout where timestamps are dates
     pattern: re.Pattern[bytes] = field(init=False, repr=False)
     loose: re.Pattern[bytes] = field(init=False, repr=False)
@@ -52,7 +51,6 @@ FORMATS: tuple[LogFormat, ...] = (
         + rb"[ \t]*+:?[ \t]*+([^\n]*+)",
         fields=("bench", "ts", "key", "value"),
         time_unit_s=1.0,
-        default_round="v0.5",
     ),
     LogFormat(
         name="mllog",
@@ -61,7 +59,6 @@ FORMATS: tuple[LogFormat, ...] = (
         body=rb"[ \t]++(\{[^\n]*+)",
         fields=("json",),
         time_unit_s=0.001,
-        default_round=None,
     ),
     LogFormat(
         name="mlperf-v0.6",
@@ -70,7 +67,6 @@ FORMATS: tuple[LogFormat, ...] = (
         body=rb"[ \t]++" + _TS + rb"[ \t]++" + _KEY + rb"[ \t]*+:([^\n]*+)",
         fields=("ts", "key", "value"),
         time_unit_s=1.0,
-        default_round="v0.6",
     ),
     LogFormat(
         name="mlperf-bench",
@@ -81,16 +77,9 @@ FORMATS: tuple[LogFormat, ...] = (
         + rb"[ \t]*+:?[ \t]*+([^\n]*+)",
         fields=("bench", "ts", "key", "value"),
         time_unit_s=1.0,
-        default_round="v0.6",
         time_format="%m/%d/%y %H:%M:%S",
     ),
 )
-
-
-def detect(data: bytes) -> LogFormat | None:
-    """The format of a log: that of the first MLPerf marker followed by a blank; else a
-    format whose marker starts a line."""
-    return detect_tagged(data) or detect_untagged(data)
 
 
 def detect_tagged(data: bytes) -> LogFormat | None:
