@@ -10,15 +10,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from collector import store as stores
 from collector.ingest import data
-from collector.ingest.files import LargeFile, Refused, read_log
+from collector.ingest.files import LargeFile, Refused
 from collector.ingest.parallel import map_batches, usable_cpus
-from collector.ingest.rows import PARSER_ERRORS, identify, run_id
+from collector.ingest.rows import PARSER_ERRORS, identify, read_entry, run_id
 from collector.ingest.scan import scan
 from collector.ingest.summary import summarize
 from collector.ingest.trees import LogEntry, Skipped, find_logs
@@ -78,8 +77,7 @@ def check(
 def check_log(entry: LogEntry) -> Verdict:
     """The verdict on one log."""
     try:
-        data = read_log(entry.path, None if entry.named else entry.root)
-        digest = data.sha256() if isinstance(data, LargeFile) else sha256(data).hexdigest()
+        data, digest = read_entry(entry)
         return _verdict(entry, data, digest)
     except Refused as exc:
         return Verdict("", entry.rel_path, "collector", "fail", exc.message)
@@ -145,9 +143,7 @@ CHECKER_MAX_BYTES = 32 << 20
 class ComplianceReport:
     """The mlperf-logging checker's verdict on one log."""
 
-    path: Path
     failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -165,7 +161,7 @@ def mlperf_check(path: Path, ruleset: str, data: bytes | None = None) -> Complia
     """
     from mlperf_logging.compliance_checker import mlp_compliance, mlp_parser
 
-    report = ComplianceReport(path)
+    report = ComplianceReport()
     checker = mlp_compliance.make_checker("training", ruleset, True, False)
     rules_dir = Path(mlp_compliance.__file__).parent
     queue = mlp_compliance.enqueued_configs
@@ -202,7 +198,6 @@ def mlperf_check(path: Path, ruleset: str, data: bytes | None = None) -> Complia
         queue.clear()
     report.failures += list(checker.overwritable.values())
     report.failures += checker.not_overwritable
-    report.warnings += list(checker.warnings.values())
     return report
 
 

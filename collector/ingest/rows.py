@@ -85,8 +85,7 @@ def read_and_parse(
     parse it. Whatever the file holds, its problems are issues naming it: one bad file never
     stops the others."""
     try:
-        data = read_log(entry.path, None if entry.named else entry.root)
-        digest = data.sha256() if isinstance(data, LargeFile) else hashlib.sha256(data).hexdigest()
+        data, digest = read_entry(entry)
     except Refused as exc:
         return Parsed(issues=[IssueRow(entry.rel_path, None, "error", exc.code, exc.message)])
     if digest in known:
@@ -100,6 +99,13 @@ def read_and_parse(
         parsed = Parsed(issues=[IssueRow(entry.rel_path, None, "error", "unparsable", why, digest)])
     parsed.digest, parsed.size = digest, len(data)
     return parsed
+
+
+def read_entry(entry: LogEntry) -> tuple[bytes | LargeFile, str]:
+    """A log's bytes (a log named alone is read wherever it leads) and their sha256; Refused
+    as read_log refuses it."""
+    data = read_log(entry.path, None if entry.named else entry.root)
+    return data, data.sha256() if isinstance(data, LargeFile) else hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
