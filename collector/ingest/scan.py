@@ -44,8 +44,7 @@ class Events:
 
     Values and metadata stay UTF-8 bytes (bytes that were not UTF-8 replaced by U+FFFD), as
     most are only stored: in Arrow binary arrays once the scan is done (lists while a piece
-    is scanned); `value(i)` decodes one, `values_at` many, the `values` and `metadata` lists
-    all.
+    is scanned); `values_at` decodes those picked, the `values` and `metadata` lists all.
     """
 
     fmt: LogFormat | None
@@ -70,14 +69,6 @@ class Events:
     def metadata(self) -> list[str | None]:
         """Every metadata text, decoded; None where an event has none."""
         return self.metas_at(range(len(self)))
-
-    def value(self, i: int) -> str:
-        """The value text of event i."""
-        return self.values_at([i])[0]
-
-    def meta(self, i: int) -> str | None:
-        """The metadata text of event i, if any."""
-        return self.metas_at([i])[0]
 
     def values_at(self, picked: Sequence[int]) -> list[str]:
         """The value texts of the events picked (indices in file order)."""

@@ -197,7 +197,7 @@ def _timing(events: Events, out: RunSummary, starts: list[int], stops: list[int]
     if out.run_stop_s is None:
         return
     try:
-        value, meta = decode_event(events.value(last), events.meta(last), events)
+        value, meta = decode_event(events.values_at([last])[0], events.metas_at([last])[0], events)
     except (BadValue, ValueError):
         value, meta = None, {}
     if isinstance(meta.get("status"), str):
