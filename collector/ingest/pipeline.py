@@ -257,7 +257,7 @@ def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
     counts = np.array([len(events) for _, events in runs], dtype=np.int64)
     owner = np.repeat(np.arange(len(runs)), counts)
     starts = np.cumsum(counts) - counts
-    meta = [chunk for _, events in runs for chunk in _chunks(events.raw_metadata)]
+    meta = [chunk for _, events in runs for chunk in events.raw_metadata.chunks]
     return load("events").table_from_arrays(
         [
             pa.array([run_id for run_id, _ in runs], pa.string()).take(owner),
@@ -265,19 +265,12 @@ def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
             pa.array(np.concatenate([np.asarray(events.lines, np.int64) for _, events in runs])),
             pa.array(np.concatenate([np.asarray(events.time_s, np.float64) for _, events in runs])),
             pa.array(list(chain.from_iterable(events.keys for _, events in runs)), pa.string()),
-            _utf8([chunk for _, events in runs for chunk in _chunks(events.raw_values)]),
+            _utf8([chunk for _, events in runs for chunk in events.raw_values.chunks]),
             pa.nulls(int(counts.sum()), pa.string())
             if all(chunk.null_count == len(chunk) for chunk in meta)
             else _utf8(meta),
         ]
     )
-
-
-def _chunks(column: list | pa.ChunkedArray) -> list[pa.Array]:
-    """A column of an Events as Arrow binary arrays."""
-    if isinstance(column, pa.ChunkedArray):
-        return column.chunks
-    return [pa.array(column, pa.binary())]
 
 
 def _utf8(chunks: list[pa.Array]) -> pa.ChunkedArray:
