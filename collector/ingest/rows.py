@@ -232,28 +232,25 @@ def _run_row(
     log: Launched = NOT_LAUNCHED,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = _checked_local(s.local, entry.rel_path, digest, issues)
-    sub = s.submission
     who = identify(entry, events, s, digest, source)
-    kind, round_, benchmark = who.source, who.round, who.benchmark
-    submitter, system = who.submitter, who.system
     if who.issue is not None:
         issues.append(_issue_row(entry.rel_path, digest, who.issue))
-    stated = target(round_, benchmark)
+    stated = target(who.round, who.benchmark)
     if s.quality_target is None and s.stop_status is None and stated is not None:
         s = with_target(s, stated)
-    system_id = f"{round_}/{submitter}/{system}"
+    system_id = f"{who.round}/{who.submitter}/{who.system}"
     desc_json, desc_sha, desc_issues, described = _describe(
         entry.description, entry.system_folder, entry.root
     )
     system_row_ = {
         "system_id": system_id,
-        "source": kind,
-        "round": round_,
-        "submitter": submitter,
-        "system": system,
+        "source": who.source,
+        "round": who.round,
+        "submitter": who.submitter,
+        "system": who.system,
         "interconnect_inferred": False,
         **described,
-        "division": _division(described.get("division") or sub.get("division")),
+        "division": _division(described.get("division") or s.submission.get("division")),
         "description_path": _rel(entry, entry.description),
         "description_sha256": desc_sha,
         "description_json": desc_json,
@@ -267,9 +264,8 @@ def _run_row(
     if problem is not None:
         issues.append(_issue_row(entry.rel_path, digest, problem))
     accelerators = _first_int(local.get("accelerators"), used["accelerators"])
-    per = throughput_per(
-        s.throughput_samples_per_s, s.epoch_s, samples_per_epoch(round_, benchmark), accelerators
-    )
+    samples = samples_per_epoch(who.round, who.benchmark)
+    per = throughput_per(s.throughput_samples_per_s, s.epoch_s, samples, accelerators)
     throughput = s.throughput_samples_per_s
     if per == "accelerator" and throughput is not None and accelerators:
         throughput *= accelerators  # stored as the whole run's
@@ -280,14 +276,14 @@ def _run_row(
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
         "run_id": who.run_id,
-        "source": kind,
-        "round": round_,
+        "source": who.source,
+        "round": who.round,
         "round_source": who.round_source,
-        "submitter": submitter,
+        "submitter": who.submitter,
         "division": system_row_["division"],
         "system_id": system_id,
-        "system": system,
-        "benchmark": benchmark,
+        "system": who.system,
+        "benchmark": who.benchmark,
         "run": entry.run,
         "status": s.status,
         "run_start_unix_s": s.run_start_s,
@@ -352,21 +348,21 @@ def _round(
     fmt = events.fmt.name if events.fmt else None
     if entry.round:
         if agrees(entry.round, fmt, benchmark, s.run_start_s):
-            return entry.round, entry.round_source or "repository", None
+            return entry.round, entry.round_source, None
         found = signature(fmt, benchmark, s.run_start_s) or "no official round"
         why = (
-            f"round {entry.round} (from the {entry.round_source or 'repository'}) does not fit "
+            f"round {entry.round} (from the {entry.round_source}) does not fit "
             f"the log ({fmt}, {benchmark}, run_start {_date(s.run_start_s)}): it looks like "
             f"{found}"
         )
-        return entry.round, entry.round_source or "repository", Issue("warning", "round", why)
+        return entry.round, entry.round_source, Issue("warning", "round", why)
     suite = (s.local or {}).get("suite")
     if suite:
         return str(suite), "suite", None
     found = signature(fmt, benchmark, s.run_start_s)
     if found is not None:
         return found, "signature", None
-    if s.local is not None or source_of(entry, events, s) == "local":
+    if source_of(entry, events, s) == "local":
         return "unknown", "none", None
     why = f"no round: neither folder, --round nor the log ({fmt}, {benchmark}) tells"
     return "unknown", "none", Issue("warning", "round", why)
