@@ -52,7 +52,7 @@ def read_file(path: str | Path, kind: str, root: str | None = None) -> bytes:
 
     Raises Refused (code missing, outside-tree, special-file, too-large or unreadable)."""
     limit = LIMITS[kind]
-    with _open(path, root) as handle:
+    with open_inside(path, root) as handle:
         st = _checked(handle, limit)
         try:
             data = handle.read(st.st_size + 1)  # one buffer of the file's size
@@ -68,7 +68,7 @@ def read_file(path: str | Path, kind: str, root: str | None = None) -> bytes:
 def read_log(path: str | Path, root: str | None = None) -> bytes | LargeFile:
     """A log as read_file reads it; one larger than PIECE_BYTES as a LargeFile, read in
     pieces when asked, never whole."""
-    with _open(path, root) as handle:
+    with open_inside(path, root) as handle:
         st = _checked(handle, LIMITS["log"])
     if st.st_size <= PIECE_BYTES:
         return read_file(path, "log", root)
@@ -91,7 +91,7 @@ class LargeFile:
     def pieces(self) -> Iterator[bytes]:
         """The file's bytes in pieces of about PIECE_BYTES, each ending at a newline (a line
         longer than a piece is cut). Refused where the file changed since it was measured."""
-        with _open(self.path, self.root) as handle:
+        with open_inside(self.path, self.root) as handle:
             st = _checked(handle, LIMITS["log"])
             if (st.st_dev, st.st_ino, st.st_mtime_ns) != self.stamp or st.st_size != self.size:
                 raise Refused("changed", "changed while it was read: read it again")
@@ -120,7 +120,7 @@ class LargeFile:
         return digest.hexdigest()
 
 
-def _open(path: str | Path, root: str | None):  # noqa: ANN202 (a file object)
+def open_inside(path: str | Path, root: str | None):  # noqa: ANN202 (a file object)
     """The file at `path` opened for reading without blocking (a FIFO), inside `root`."""
     if not inside(path, root):
         raise Refused("outside-tree", "a link to a file outside the tree read: not read")

@@ -21,12 +21,12 @@ from typing import Any
 
 from collector.errors import InputError
 from collector.ingest import data
-from collector.ingest.files import inside
+from collector.ingest.files import Refused, open_inside
 from collector.ingest.telemetry import telemetry_path
 
 _RUN_INDEX = re.compile(r"(\d+)$")
-_REPOSITORY = re.compile(r"^training_results_v(\d+\.\d+)$")
-_ROUND_FOLDER = re.compile(r"^v(\d+\.\d+)\.\d+$")  # v0.5's results sit in v0.5.0/
+# training_results_vX.Y, or v0.5's v0.5.0 inside it (its results sit there)
+_ROUND_FOLDER = re.compile(r"^(?:training_results_v(\d+\.\d+)|v(\d+\.\d+)\.\d+)$")
 LOG_SUFFIXES = (".txt", ".log")
 
 
@@ -163,16 +163,13 @@ def _maybe_log(path: str, root: str) -> bool:
 
 
 def _has_marker(path: str, root: str) -> bool:
-    if not inside(path, root):
-        return True  # let ingest report the link leading out
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError:
-        return True  # let ingest report the read error
-    with open(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return True  # replaced since the walk: ingest reports it
-        return b":::ML" in handle.read(1 << 16)
+        with open_inside(path, root) as handle:
+            if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return b":::ML" in handle.read(1 << 16)
+    except Refused:
+        pass
+    return True  # a link leading out, a read error, a file replaced since: ingest reports it
 
 
 class _Folders:
@@ -185,11 +182,7 @@ class _Folders:
 
 
 def describe(
-    path: str | Path,
-    base: Path,
-    seen: _Folders | None = None,
-    round_: str | None = None,
-    root: str | None = None,
+    path: str | Path, base: Path, seen: _Folders, round_: str | None, root: str | None
 ) -> LogEntry | None:
     """What the location of one log says: layout, round, submitter, system, benchmark, run.
 
@@ -200,7 +193,6 @@ def describe(
     named alone has none: its description, scaling.json and telemetry must lie in the folder
     of its results layout (or its own folder).
     """
-    seen = seen or _Folders()
     resolved = os.path.abspath(path)  # string operations: this runs once per log
     rel = printable(_relative(resolved, str(base)) or os.path.basename(path))
     name = os.path.basename(resolved)
@@ -266,15 +258,15 @@ def _repository_root(parts: list[str]) -> int | None:
     """The index of the deepest folder that names a round (`training_results_vX.Y`, or
     v0.5's `v0.5.0` inside it), if any."""
     for i in range(len(parts) - 2, -1, -1):
-        if _REPOSITORY.match(parts[i]) or _ROUND_FOLDER.match(parts[i]):
+        if _ROUND_FOLDER.match(parts[i]):
             return i
     return None
 
 
-def _round_named(folder: str) -> str | None:
+def _round_named(folder: str) -> str:
     """The round a repository folder names, e.g. v0.7 for training_results_v0.7."""
-    match = _REPOSITORY.match(folder) or _ROUND_FOLDER.match(folder)
-    return f"v{match.group(1)}" if match else None
+    match = _ROUND_FOLDER.match(folder)
+    return f"v{match.group(1) or match.group(2)}"
 
 
 def _results_place(parts: list[str], start: int) -> tuple[int, str, str | None] | None:
