@@ -107,9 +107,7 @@ def with_example_prices(tables: dict[str, pa.Table]) -> None:
 def example_prices() -> pa.Table:
     """collector's example accelerator-hour rates (prices.csv of this package): examples,
     not quoted prices, labelled so."""
-    path = resources.files(__package__).joinpath("prices.csv")
-    with path.open(newline="", encoding="utf-8") as handle:
-        return _table("prices", list(csv.DictReader(handle)), "prices.csv")
+    return _read_csv("prices", resources.files(__package__).joinpath("prices.csv"))
 
 
 def _csv_kind(path: Path) -> str | None:
