@@ -43,6 +43,7 @@ def launched(text: bytes | None, events: Events) -> Launched:
     (None for a log too large to hold, whose events alone are read)."""
     distinct, largest, same, per_node_events = _patterns()
     found: list[int] = []
+    per_node: set[int] = set()
     if text is not None:
         for pattern in distinct:
             hosts = set(pattern.findall(text))
@@ -50,15 +51,13 @@ def launched(text: bytes | None, events: Events) -> Launched:
                 found.append(len(hosts))
         for pattern in largest:
             found.extend(int(n) for n in pattern.findall(text))
+        for pattern in same:
+            per_node.update(int(n) for n in pattern.findall(text))
     key = per_node_events.get(events.fmt.name) if events.fmt is not None else None
     if key is not None:
         count = sum(1 for k in events.keys if k == key)
         if count > 1:  # one such event may be rank 0's alone
             found.append(count)
-    per_node: set[int] = set()
-    if text is not None:
-        for pattern in same:
-            per_node.update(int(n) for n in pattern.findall(text))
     return Launched(
         max(found) if found else None,
         per_node.pop() if len(per_node) == 1 else None,
