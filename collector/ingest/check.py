@@ -89,7 +89,7 @@ def check_log(entry: LogEntry) -> Verdict:
 def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
     events = scan(data)
     if events.fmt is None:
-        first = events.issues[0].message if events.issues else "no MLPerf events"
+        first = events.issues[0].message  # the scan says why it found no format
         return Verdict(run_id(digest), entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
     who = identify(entry, events, summary, digest)  # the run as ingest stores it

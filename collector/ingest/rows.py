@@ -229,7 +229,7 @@ def _run_row(
     size: int,
     source: str | None,
     issues: list[IssueRow],
-    log: Launched = NOT_LAUNCHED,
+    log: Launched,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = _checked_local(s.local, entry.rel_path, digest, issues)
     who = identify(entry, events, s, digest, source)

@@ -194,7 +194,7 @@ def _names(raw: Sequence[bytes]) -> list[str]:
     return list(map(names.__getitem__, raw))
 
 
-def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events, line0: int = 0) -> None:
+def _collect(data: bytes, fmt: LogFormat, encoding: str, events: Events, line0: int) -> None:
     """The events of one piece of a log (whose first line is line0 + 1) into `events`."""
     width = len(fmt.fields) + 1
     parts = fmt.pattern.split(data)  # [text, group1, ..., groupN, text, group1, ...]
