@@ -203,14 +203,12 @@ _READ: dict[str, Callable[[Any], Any]] = {
 
 @dataclass(frozen=True)
 class Model:
-    """One row of the canonical accelerator table (accelerators.yml)."""
+    """What matching reads of one row of the canonical accelerator table (accelerators.yml);
+    the queries read the rest of it."""
 
     key: str
     vendor: str
     kind: str  # gpu | tpu | npu | ipu | cpu
-    memory_gb: float | None
-    tdp_w: float | None
-    year: int
     cores_per_chip: int
     match: re.Pattern[str]
     chips_per_host: int | None = None  # TPU: chips one host drives, per Google's descriptions
@@ -225,9 +223,6 @@ def models() -> tuple[Model, ...]:
             m["key"],
             m["vendor"],
             m["kind"],
-            m["memory_gb"],
-            m["tdp_w"],
-            m["year"],
             m.get("cores_per_chip", 1),
             re.compile(m["match"], re.IGNORECASE),
             m.get("chips_per_host"),
