@@ -13,7 +13,6 @@ from typing import Any
 _NUMBER_START = frozenset("0123456789")
 # json's own C scanner: json.loads without its wrapper (whitespace checks, type dispatch)
 _SCAN_JSON = json.JSONDecoder().scan_once
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 EARLIEST_UNIX_S = 1_420_070_400.0  # 2015-01-01 UTC: no MLPerf run's wall clock is earlier
 AHEAD_S = 86_400.0  # a log may be stamped up to a day after it is read (clocks, time zones)
 LONGEST_RUN_S = 366 * 86_400.0  # no training run of any round took a year
@@ -43,8 +42,6 @@ def decode_value(text: str) -> Any:
         pass
     except RecursionError:
         raise BadValue(f"value nested deeper than {MAX_JSON_DEPTH} levels") from None
-    if text in _PY_LITERALS:
-        return json.loads(_PY_LITERALS[text])
     try:
         with warnings.catch_warnings():  # odd escapes in logged strings are not our problem
             warnings.simplefilter("ignore")
