@@ -223,7 +223,9 @@ def describe(
             return None  # in a result tree, outside its results layout: not a run
         return entry
     r, system, bench = place
-    top = repository + 1 if repository is not None else _top_below(parts, str(base), r)
+    # the submitters: the repository's children; without one, those of the folder given to
+    # ingest, unless it holds `results` itself (then it is the submitter)
+    top = start + 1 if repository is not None else min(start + 1, r - 1)
     org = parts[top] if top < r else parts[r - 1]
     submission = parts[top + 1 : r]
     org_dir = os.sep.join(parts[: top + 1]) if top < r else os.sep.join(parts[:r])
@@ -290,13 +292,6 @@ def _results_place(parts: list[str], start: int) -> tuple[int, str, str | None] 
 def _in_tree(folders: list[str]) -> bool:
     """Whether folders below the one given are those of a result tree (results, code)."""
     return any(f == "results" or f in layout_rules()["not_results"] for f in folders)
-
-
-def _top_below(parts: list[str], base: str, results: int) -> int:
-    """Without a repository folder: the folder given to ingest is the tree (its children
-    are submitters), unless it holds `results` itself (then it is the submitter)."""
-    depth = len(base.rstrip(os.sep).split(os.sep)) + 1  # the given folder's children
-    return min(depth, results - 1)
 
 
 def layout_rules() -> dict[str, Any]:
