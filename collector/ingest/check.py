@@ -92,8 +92,10 @@ def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
         first = events.issues[0].message  # the scan says why it found no format
         return Verdict(run_id(digest), entry.rel_path, "collector", "fail", first)
     summary = summarize(events)
-    who = identify(entry, events, summary, digest)  # the run as ingest stores it
-    ruleset = _mlperf_ruleset(events.fmt.name, who.round, summary.local is not None, who.benchmark)
+    who, _ = identify(entry, events, summary, digest)  # the run as ingest stores it
+    ruleset = _mlperf_ruleset(
+        events.fmt.name, who["round"], summary.local is not None, who["benchmark"]
+    )
     if (summary.local or {}).get("scale") == "throughput":
         # timed training steps, no evaluation: not a run to a target that MLPerf rules judge
         failure = _own_rules(events, rules()["throughput"])
@@ -111,7 +113,7 @@ def _verdict(entry: LogEntry, data: bytes | LargeFile, digest: str) -> Verdict:
     else:
         failure = _own_rules(events, rules())
         name = f"collector {events.fmt.name}"
-    return Verdict(who.run_id, entry.rel_path, name, "fail" if failure else "pass", failure)
+    return Verdict(who["run_id"], entry.rel_path, name, "fail" if failure else "pass", failure)
 
 
 def _mlperf_ruleset(fmt: str, round_: str | None, local: bool, benchmark: str | None) -> str | None:

@@ -108,27 +108,13 @@ def read_entry(entry: LogEntry) -> tuple[bytes | LargeFile, str]:
     return data, data.sha256() if isinstance(data, LargeFile) else hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
-class Identity:
-    """What a run is, as ingest stores it and `collector check` names it: its kind of evidence,
-    round (and what gave it), submitter, system, benchmark and run index; and its id."""
-
-    source: str
-    round: str
-    round_source: str
-    submitter: str
-    system: str
-    benchmark: str
-    run: int
-    run_id: str
-    issue: Issue | None = None  # the log's own round disagrees with a stated one, or is none
-
-
 def identify(
     entry: LogEntry, events: Events, s: RunSummary, digest: str, source: str | None = None
-) -> Identity:
-    """A run's identity, from its place in the tree and what its log says (`source` forces
-    its kind of evidence)."""
+) -> tuple[dict[str, Any], Issue | None]:
+    """What a run is, as ingest stores it and `collector check` names it, from its place in
+    the tree and what its log says: the run row's run_id, source (its kind of evidence, which
+    `source` forces), round and round_source, submitter, system, benchmark and run index; and
+    an issue where the log's own round disagrees with a stated one, or is none."""
     kind = source or source_of(entry, events, s)
     name = entry.benchmark or events.benchmark or s.submission.get("benchmark") or "unknown"
     benchmark = benchmark_name(name)
@@ -136,10 +122,17 @@ def identify(
     submitter = entry.submitter or s.submission.get("org") or "unknown"
     system = entry.system or s.submission.get("platform") or printable(entry.path.parent.name)
     place = (round_, submitter, system, benchmark, entry.run) if kind == "official" else None
-    ident = run_id(digest, place)
-    return Identity(
-        kind, round_, round_source, submitter, system, benchmark, entry.run, ident, issue
-    )
+    who = {
+        "run_id": run_id(digest, place),
+        "source": kind,
+        "round": round_,
+        "round_source": round_source,
+        "submitter": submitter,
+        "system": system,
+        "benchmark": benchmark,
+        "run": entry.run,
+    }
+    return who, issue
 
 
 def run_id(digest: str, place: tuple[str | int, ...] | None = None, path: str = "") -> str:
@@ -232,22 +225,22 @@ def _run_row(
     log: Launched,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     local = _checked_local(s.local, entry.rel_path, digest, issues)
-    who = identify(entry, events, s, digest, source)
-    if who.issue is not None:
-        issues.append(_issue_row(entry.rel_path, digest, who.issue))
-    stated = target(who.round, who.benchmark)
+    who, problem = identify(entry, events, s, digest, source)
+    if problem is not None:
+        issues.append(_issue_row(entry.rel_path, digest, problem))
+    stated = target(who["round"], who["benchmark"])
     if s.quality_target is None and s.stop_status is None and stated is not None:
         s = with_target(s, stated)
-    system_id = f"{who.round}/{who.submitter}/{who.system}"
+    system_id = f"{who['round']}/{who['submitter']}/{who['system']}"
     desc_json, desc_sha, desc_issues, described = _describe(
         entry.description, entry.system_folder, entry.root
     )
     system_row_ = {
         "system_id": system_id,
-        "source": who.source,
-        "round": who.round,
-        "submitter": who.submitter,
-        "system": who.system,
+        "source": who["source"],
+        "round": who["round"],
+        "submitter": who["submitter"],
+        "system": who["system"],
         "interconnect_inferred": False,
         **described,
         "division": _division(described.get("division") or s.submission.get("division")),
@@ -264,7 +257,7 @@ def _run_row(
     if problem is not None:
         issues.append(_issue_row(entry.rel_path, digest, problem))
     accelerators = _first_int(local.get("accelerators"), used["accelerators"])
-    samples = samples_per_epoch(who.round, who.benchmark)
+    samples = samples_per_epoch(who["round"], who["benchmark"])
     per = throughput_per(s.throughput_samples_per_s, s.epoch_s, samples, accelerators)
     throughput = s.throughput_samples_per_s
     if per == "accelerator" and throughput is not None and accelerators:
@@ -275,16 +268,9 @@ def _run_row(
     elif local and interconnect is None:
         interconnect = classify_interconnect(None, local.get("accelerator"), None, None)[0]
     run = {
-        "run_id": who.run_id,
-        "source": who.source,
-        "round": who.round,
-        "round_source": who.round_source,
-        "submitter": who.submitter,
+        **who,
         "division": system_row_["division"],
         "system_id": system_id,
-        "system": who.system,
-        "benchmark": who.benchmark,
-        "run": entry.run,
         "status": s.status,
         "run_start_unix_s": s.run_start_s,
         "run_stop_unix_s": s.run_stop_s,
