@@ -38,15 +38,6 @@ class Refused(Exception):
         self.message = message
 
 
-def inside(path: str | Path, root: str | None) -> bool:
-    """Whether `path`, its links resolved, lies in the folder `root` (resolved already); any
-    path does where no root is given."""
-    if root is None:
-        return True
-    real = os.path.realpath(path)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def read_file(path: str | Path, kind: str, root: str | None = None) -> bytes:
     """The bytes of a regular file of `kind` (a key of LIMITS) inside `root`.
 
@@ -121,9 +112,12 @@ class LargeFile:
 
 
 def open_inside(path: str | Path, root: str | None):  # noqa: ANN202 (a file object)
-    """The file at `path` opened for reading without blocking (a FIFO), inside `root`."""
-    if not inside(path, root):
-        raise Refused("outside-tree", "a link to a file outside the tree read: not read")
+    """The file at `path` opened for reading without blocking (a FIFO), where `path`, its links
+    resolved, lies in the folder `root` (resolved already; anywhere where root is None)."""
+    if root is not None:
+        real = os.path.realpath(path)
+        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+            raise Refused("outside-tree", "a link to a file outside the tree read: not read")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError as exc:
