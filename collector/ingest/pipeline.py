@@ -25,8 +25,7 @@ SOURCES = ("official", "local", "published")
 # tables of many rows per run, built per batch of logs
 RUN_TABLES = ("evals", "telemetry")
 PARALLEL_MIN_BYTES = 16 << 20  # below this, worker start-up costs more than it saves
-Known = dict[str, frozenset[str]]  # log path -> sha256 of the logs stored at that path
-_NONE: frozenset[str] = frozenset()
+Known = dict[str, set[str]]  # log path -> sha256 of the logs stored at that path
 
 
 @dataclass
@@ -113,14 +112,14 @@ def ingest(
     return report
 
 
-def _stored(snap: stores.Snapshot) -> dict[str, frozenset[str]]:
+def _stored(snap: stores.Snapshot) -> Known:
     """The sha256 of the logs stored at each path."""
     runs = snap["runs"]
-    at: dict[str, set[str]] = {}
+    at: Known = {}
     paths, digests = runs.column("log_path").to_pylist(), runs.column("log_sha256").to_pylist()
     for path, digest in zip(paths, digests, strict=True):
         at.setdefault(path, set()).add(digest)
-    return {path: frozenset(found) for path, found in at.items()}
+    return at
 
 
 def _new_rows(
@@ -152,7 +151,7 @@ def _new_rows(
             report.runs_unchanged += 1
             continue
         if item.digest:
-            stored[entry.rel_path] = stored.get(entry.rel_path, frozenset()) | {item.digest}
+            stored.setdefault(entry.rel_path, set()).add(item.digest)
         if item.run is None:
             continue
         first = content.setdefault(item.digest, entry.rel_path)
@@ -229,7 +228,7 @@ def _parse_all(
 
 def _parse_batch(entries: list[LogEntry], known: Known, source: str | None, events: bool) -> _Batch:
     """Parse consecutive logs; their events and evals are concatenated, in entry order."""
-    items = [read_and_parse(entry, known.get(entry.rel_path, _NONE), source) for entry in entries]
+    items = [read_and_parse(entry, known.get(entry.rel_path, set()), source) for entry in entries]
     if not events:
         for item in items:
             item.events = None

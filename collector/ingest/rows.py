@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -79,7 +80,7 @@ class Parsed:
 
 
 def read_and_parse(
-    entry: LogEntry, known: frozenset[str] = frozenset(), source: str | None = None
+    entry: LogEntry, known: Collection[str] = (), source: str | None = None
 ) -> Parsed:
     """Read one log; skip it if its sha256 is stored at its path already (`known`), else
     parse it. Whatever the file holds, its problems are issues naming it: one bad file never
