@@ -311,17 +311,12 @@ def _checked_local(
     for key in (*_LOCAL_TEXT, *_LOCAL_COUNTS):
         value = out.get(key)
         if key in _LOCAL_TEXT:
-            bad = value is not None and not isinstance(value, str)
+            kind, ok = "text", isinstance(value, str)
         else:
-            bad = value is not None and (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or not _LOCAL_COUNTS[key] <= value <= MAX_COUNT
-            )
-        if bad:
-            kind = "text" if key in _LOCAL_TEXT else "a count"
-            shown = repr(value)[:40]
-            why = f"collector_run {key} {shown} is not {kind}; left empty"
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            kind, ok = "a count", whole and _LOCAL_COUNTS[key] <= value <= MAX_COUNT
+        if value is not None and not ok:
+            why = f"collector_run {key} {repr(value)[:40]} is not {kind}; left empty"
             issues.append(IssueRow(rel, None, "warning", "bad-value", why, digest))
             out[key] = None
     return out
