@@ -86,8 +86,7 @@ class Events:
 
 
 def _take(column: list | pa.ChunkedArray, picked: Sequence[int]) -> list:
-    if isinstance(column, list):
-        return [column[i] for i in picked]
+    # a column is a list only where the scan found no format, so no event to pick
     return column.take(pa.array(picked, pa.int64())).to_pylist() if len(picked) else []
 
 
