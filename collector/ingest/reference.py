@@ -55,23 +55,20 @@ def read(paths: list[Path]) -> Reference:
     an ingest issue naming it, the rest goes on); the rest are logs, whose folders are
     searched for ceilings files."""
     ref = Reference()
-    published = []
+    found, studies = [], []
     for path in paths:
         table = _csv_kind(path)
         if table is not None:
             ref.tables[table] = _read_csv(table, path)
-        elif is_published_folder(path):
-            published.append(path)
-        else:
+        elif not is_published_folder(path):
             ref.logs.append(path)
-    found, studies = [], []
-    for folder in published:
-        try:
-            found.append(load_published(folder))
-            studies += [{"study": s, **d} for s, d in load_studies(folder).items()]
-        except InputError as exc:  # one bad study file: an issue, the rest goes on
-            why = str(exc).removeprefix(f"{folder}: ")
-            ref.issues.append(IssueRow(str(folder), None, "error", "bad-published", why))
+        else:
+            try:
+                found.append(load_published(path))
+                studies += [{"study": s, **d} for s, d in load_studies(path).items()]
+            except InputError as exc:  # one bad study file: an issue, the rest goes on
+                why = str(exc).removeprefix(f"{path}: ")
+                ref.issues.append(IssueRow(str(path), None, "error", "bad-published", why))
     if found:
         ref.tables["published"] = pa.concat_tables(found)
         ref.tables["studies"] = load("studies").table_from_rows(studies)
