@@ -235,15 +235,12 @@ def describe(
     named = system
     if submission and system in seen.reused(org_dir):
         named = f"{submission[-1]}/{system}"
-    description = None
     renamed = layout_rules()["descriptions"].get(f"{named_round}/{org}", {}).get(system, system)
-    for candidate in (
+    candidates = (
         os.path.join(system_dir, "entry.json"),
         os.path.join(container, "systems", f"{renamed}.json"),
-    ):
-        if seen.exists(candidate):
-            description = Path(candidate)
-            break
+    )
+    description = next((Path(c) for c in candidates if seen.exists(c)), None)
     return replace(
         entry,
         layout="v0.5" if submission else "v0.6+",
