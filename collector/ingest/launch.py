@@ -24,35 +24,26 @@ NOT_LAUNCHED = Launched()  # a log that says nothing of its launch
 
 
 @cache
-def _patterns() -> tuple[
-    list[re.Pattern[bytes]], list[re.Pattern[bytes]], list[re.Pattern[bytes]], dict[str, str]
-]:
-    doc = data("launch.yml")
-    compile_ = lambda texts: [re.compile(t.encode()) for t in texts]  # noqa: E731
-    nodes = doc["nodes"]
-    return (
-        compile_(nodes["distinct"]),
-        compile_(nodes["largest"]),
-        compile_(doc["per_node"]["same"]),
-        dict(nodes["per_node_events"]),
-    )
+def _patterns(group: str, kind: str) -> list[re.Pattern[bytes]]:
+    """The patterns launch.yml lists under group.kind, compiled."""
+    return [re.compile(text.encode()) for text in data("launch.yml")[group][kind]]
 
 
 def launched(text: bytes | None, events: Events) -> Launched:
     """What the log's launcher lines (and per-node events) say; `text` is the log's bytes
     (None for a log too large to hold, whose events alone are read)."""
-    distinct, largest, same, per_node_events = _patterns()
     found: list[int] = []
     per_node: set[int] = set()
     if text is not None:
-        for pattern in distinct:
+        for pattern in _patterns("nodes", "distinct"):
             hosts = set(pattern.findall(text))
             if hosts:
                 found.append(len(hosts))
-        for pattern in largest:
+        for pattern in _patterns("nodes", "largest"):
             found.extend(int(n) for n in pattern.findall(text))
-        for pattern in same:
+        for pattern in _patterns("per_node", "same"):
             per_node.update(int(n) for n in pattern.findall(text))
+    per_node_events = data("launch.yml")["nodes"]["per_node_events"]
     key = per_node_events.get(events.fmt.name) if events.fmt is not None else None
     if key is not None:
         count = sum(1 for k in events.keys if k == key)
