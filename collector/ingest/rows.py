@@ -236,6 +236,7 @@ def _run_row(
     desc_json, desc_sha, desc_issues, described = _describe(
         entry.description, entry.system_folder, entry.root
     )
+    desc_path = _rel(entry, entry.description)
     system_row_ = {
         "system_id": system_id,
         "source": who["source"],
@@ -245,13 +246,10 @@ def _run_row(
         "interconnect_inferred": False,
         **described,
         "division": _division(described.get("division") or s.submission.get("division")),
-        "description_path": _rel(entry, entry.description),
+        "description_path": desc_path,
         "description_sha256": desc_sha,
         "description_json": desc_json,
-        "_issues": [
-            _issue_row(_rel(entry, entry.description) or entry.rel_path, desc_sha, i)
-            for i in desc_issues
-        ],
+        "_issues": [_issue_row(desc_path or entry.rel_path, desc_sha, i) for i in desc_issues],
     }
     # a local run states its own counts; an official one's come from what its log launched
     used, problem = counted(described, NOT_LAUNCHED if local else log)
