@@ -114,13 +114,8 @@ def _kind(path: str) -> str:
 
 def _walk(folder: Path, base: str, odd: list[Skipped], root: str) -> list[str]:
     """Result logs, *.log files, and other *.txt files that carry an MLPerf marker."""
-    found = []
-    files = _files(str(folder), base, odd)
-    for path in sorted(files, key=lambda p: p.split(os.sep)):  # as Path sorts
-        name = os.path.basename(path)
-        if name.startswith("result_") or name.endswith(".log") or _maybe_log(path, root):
-            found.append(path)
-    return found
+    files = sorted(_files(str(folder), base, odd), key=lambda p: p.split(os.sep))  # as Path sorts
+    return [path for path in files if _maybe_log(path, root)]
 
 
 def _files(folder: str, base: str, odd: list[Skipped]) -> Iterator[str]:
@@ -157,8 +152,10 @@ def _is(test: Callable[[], bool]) -> bool:
 
 
 def _maybe_log(path: str, root: str) -> bool:
-    """Whether a *.txt file of another name may be a log: in a result repository only
-    result_*.txt files are (its other files need not be read), elsewhere any with a marker."""
+    """Whether a file found may be a log: result_* and *.log files are; in a result repository
+    no other *.txt file is (its other files need not be read), elsewhere any with a marker."""
+    if os.path.basename(path).startswith("result_") or path.endswith(".log"):
+        return True
     return _repository_root(path.split(os.sep)) is None and _has_marker(path, root)
 
 
