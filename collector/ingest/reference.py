@@ -95,12 +95,6 @@ def changes(ref: Reference, stored: dict[str, pa.Table]) -> dict[str, pa.Table]:
     return {name: table for name, table in new.items() if not table.equals(stored[name])}
 
 
-def with_example_prices(tables: dict[str, pa.Table]) -> None:
-    """Give a store without prices collector's example rates."""
-    if tables["prices"].num_rows == 0:
-        tables["prices"] = example_prices()
-
-
 def example_prices() -> pa.Table:
     """collector's example accelerator-hour rates (prices.csv of this package): examples,
     not quoted prices, labelled so."""
