@@ -25,11 +25,6 @@ from collector.ingest.values import (
 )
 
 
-def rules() -> dict[str, Any]:
-    """The parsing rules (collector/ingest/rules.yml)."""
-    return data("rules.yml")
-
-
 @cache
 def _mllog_keys() -> frozenset[str]:
     from mlperf_logging.mllog import constants
@@ -85,7 +80,7 @@ def decode_event(text: str, meta_text: str | None, events: Events) -> tuple[Any,
 
 def summarize(events: Events) -> RunSummary:
     """Apply the rules to the events of one log; problems are added to events.issues."""
-    r = rules()
+    r = data("rules.yml")
     out = RunSummary()
     throughputs: list[float] = []
     start_key, stop_key, quality_key = r["start_key"], r["stop_key"], r["quality_key"]
@@ -263,7 +258,7 @@ def _status(out: RunSummary, tolerance: float) -> str:
 def with_target(summary: RunSummary, target: float) -> RunSummary:
     """The summary judged against a quality target that its log does not state."""
     out = replace(summary, quality_target=target)
-    out.status = _status(out, rules()["relative_tolerance"])
+    out.status = _status(out, data("rules.yml")["relative_tolerance"])
     return out
 
 
@@ -280,7 +275,7 @@ def _unknown_keys(events: Events, distinct: set[str]) -> None:
 @cache
 def _vocabulary(fmt: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The keys (exact, and prefixes) a format is known to log."""
-    vocab = rules()["known_keys"].get(fmt, {})
+    vocab = data("rules.yml")["known_keys"].get(fmt, {})
     exact = frozenset(vocab.get("exact", ()))
     if fmt == "mllog":
         exact |= _mllog_keys()

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from collector.errors import InputError
 from collector.ingest import data
@@ -232,7 +231,8 @@ def describe(
     named = system
     if submission and system in seen.reused(org_dir):
         named = f"{submission[-1]}/{system}"
-    renamed = layout_rules()["descriptions"].get(f"{named_round}/{org}", {}).get(system, system)
+    renames = data("rules.yml")["layout"]["descriptions"].get(f"{named_round}/{org}", {})
+    renamed = renames.get(system, system)
     candidates = (
         os.path.join(system_dir, "entry.json"),
         os.path.join(container, "systems", f"{renamed}.json"),
@@ -269,7 +269,7 @@ def _results_place(parts: list[str], start: int) -> tuple[int, str, str | None] 
     """(index of `results`, system, benchmark) when the file is a run of the results layout
     `results/<system>/<benchmark>/result_N.txt` (or a deviation listed in rules.yml); None
     otherwise."""
-    layout = layout_rules()
+    layout = data("rules.yml")["layout"]
     name = parts[-1]
     excluded = frozenset(layout["not_results"])
     for depth, patterns in ((3, layout["run_files"]), (2, layout["run_files_in_system"])):
@@ -285,17 +285,12 @@ def _results_place(parts: list[str], start: int) -> tuple[int, str, str | None] 
 
 def _in_tree(folders: list[str]) -> bool:
     """Whether folders below the one given are those of a result tree (results, code)."""
-    return any(f == "results" or f in layout_rules()["not_results"] for f in folders)
-
-
-def layout_rules() -> dict[str, Any]:
-    """The results layout and its known deviations (the `layout` part of rules.yml)."""
-    return data("rules.yml")["layout"]
+    return any(f == "results" or f in data("rules.yml")["layout"]["not_results"] for f in folders)
 
 
 def benchmark_name(folder: str) -> str:
     """The benchmark a folder names, its aliases (Google's `mask`) resolved."""
-    return layout_rules()["benchmark_aliases"].get(folder, folder)
+    return data("rules.yml")["layout"]["benchmark_aliases"].get(folder, folder)
 
 
 def _names_in(folder: str) -> frozenset[str]:
