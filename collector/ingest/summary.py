@@ -25,13 +25,6 @@ from collector.ingest.values import (
 )
 
 
-@cache
-def _mllog_keys() -> frozenset[str]:
-    from mlperf_logging.mllog import constants
-
-    return frozenset(v for k, v in vars(constants).items() if k.isupper() and isinstance(v, str))
-
-
 @dataclass
 class Eval:
     """One quality evaluation logged during a run."""
@@ -277,6 +270,8 @@ def _vocabulary(fmt: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The keys (exact, and prefixes) a format is known to log."""
     vocab = data("rules.yml")["known_keys"].get(fmt, {})
     exact = frozenset(vocab.get("exact", ()))
-    if fmt == "mllog":
-        exact |= _mllog_keys()
+    if fmt == "mllog":  # and every key constant of mlperf-logging
+        from mlperf_logging.mllog import constants
+
+        exact |= {v for k, v in vars(constants).items() if k.isupper() and isinstance(v, str)}
     return exact, tuple(vocab.get("prefixes", ()))
