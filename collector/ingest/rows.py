@@ -192,16 +192,16 @@ def _telemetry(entry: LogEntry, run_id: str, issues: list[IssueRow]) -> list[dic
     path = entry.telemetry
     if path is None:
         return []
+    rel = _sibling(entry.rel_path, path.name)
     try:
         data = read_file(path, "telemetry", entry.root)
     except Refused as exc:
         if exc.code != "missing":
-            rel = _sibling(entry.rel_path, path.name)
             issues.append(IssueRow(rel, None, "warning", exc.code, exc.message))
         return []
     rows, problems = read_telemetry(data, run_id)
-    rel, sha = _sibling(entry.rel_path, path.name), hashlib.sha256(data).hexdigest()
-    issues.extend(IssueRow(rel, i.line, i.severity, i.code, i.message, sha) for i in problems)
+    sha = hashlib.sha256(data).hexdigest()
+    issues.extend(_issue_row(rel, sha, i) for i in problems)
     return rows
 
 
