@@ -266,9 +266,7 @@ def _events_table(runs: list[tuple[str, Events]]) -> pa.Table:
             pa.array(np.concatenate([np.asarray(events.time_s, np.float64) for _, events in runs])),
             pa.array(list(chain.from_iterable(events.keys for _, events in runs)), pa.string()),
             _utf8([chunk for _, events in runs for chunk in events.raw_values.chunks]),
-            pa.nulls(int(counts.sum()), pa.string())
-            if all(chunk.null_count == len(chunk) for chunk in meta)
-            else _utf8(meta),
+            _utf8(meta),
         ]
     )
 
