@@ -203,8 +203,8 @@ _READ: dict[str, Callable[[Any], Any]] = {
 
 @dataclass(frozen=True)
 class Model:
-    """What matching reads of one row of the canonical accelerator table (accelerators.yml);
-    the queries read the rest of it."""
+    """One row of the canonical accelerator table (accelerators.yml), the columns that matching
+    and counting read (the queries read the rest)."""
 
     key: str
     vendor: str
