@@ -75,7 +75,9 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         (template, Sheet(path, title, data.snapshot, rows={t: data.rows(t) for t in tables}))
         for template, path, title, tables in SHEETS
     ]
-    out += [("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
+    out += [
+        ("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data.rows("runs"))
+    ]
     out += [("systems_round.md.j2", page) for page in systems.pages(data)]
     return out
 

@@ -17,11 +17,10 @@ class Table:
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
-    caption: str = ""
-    title: str = ""  # its heading, where a page holds several tables
-    # the columns shown before "show more columns" is pressed (0: all): what is compared and
-    # the answer; the rest are details on demand
-    shown: int = 0
+    title: str  # its heading: a page holds several tables
+    # the columns shown before "show more columns" is pressed: what is compared and the
+    # answer; the rest are details on demand
+    shown: int
 
 
 @dataclass(frozen=True)

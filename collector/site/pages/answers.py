@@ -7,7 +7,7 @@ the rows embedded in the page (answers.js); the tables that need no picking are 
 
 from __future__ import annotations
 
-from collector.site.common import benchmark_page, rel, site_rank
+from collector.site.common import benchmark_names, benchmark_page, built, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import Row, Sheet
@@ -51,13 +51,12 @@ def page(data: SiteData) -> Sheet:
     # the first picker offers what it can answer: a benchmark a later round renamed is asked
     # for by its new name only
     rows["benchmarks"] = [
-        {"benchmark": b, **_benchmark(b)}
-        for b in sorted({r["benchmark"] for r in data.rows("site_smallest")}, key=site_rank)
+        {"benchmark": b, **_benchmark(b)} for b in benchmark_names(data.rows("site_smallest"))
     ]
     return Sheet(PATH, "Answers to a buyer's questions", data.snapshot, rows=rows)
 
 
 def _benchmark(name: str) -> Row:
     """A benchmark's title and the address of its page (relative to this page, as built)."""
-    href = rel(PATH, benchmark_page(name))
-    return {"title": settings().benchmark(name).title, "href": href.removesuffix(".md") + ".html"}
+    href = built(rel(PATH, benchmark_page(name)))
+    return {"title": settings().benchmark(name).title, "href": href}

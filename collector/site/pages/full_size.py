@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collector.queries.parameters import hardware_words
 from collector.site import charts
-from collector.site.common import chart_ref
+from collector.site.common import chart_ref, groups
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import slug
@@ -29,8 +29,7 @@ def page(data: SiteData) -> Sheet:
     rows["site_suite_runs"] = data.rows("site_suite_runs")
     rows["projection_anchored"] = data.rows("projection_anchored")
     refs: dict[str, tuple[ChartRef, ...]] = {}
-    for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):
-        mine = [r for r in rows["full_size_scaling"] if r["submitter"] == server]
+    for server, mine in groups(rows["full_size_scaling"], "submitter"):
         points = scaling_points(mine)
         title = phrase("server_scaling_title", model=mine[0]["accelerator_model"], server=server)
         desc = phrase("server_scaling_desc", rows=points)
