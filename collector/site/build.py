@@ -40,6 +40,7 @@ from collector.warehouse import Warehouse
 INDEX = ".generated.json"  # record of the files written, so stale ones can be removed
 WRITER = "collector site"
 STAMP = ".stamp"  # the store, snapshot and collector that the generated files come from
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 SVG_MARK = "<!-- spec sha256 {} -->\n"  # first line of a chart's SVG: the spec it shows
 # Pages that lay out derived tables as they are: template, path, title, the tables it reads.
 SHEETS = (
@@ -135,10 +136,9 @@ def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
     """What the generated files come from, in two digests: of the tables (the store, its
     snapshot and collector's code and SQL), and of the pages' own sources (the templates and
     the static sources)."""
-    package = Path(__file__).resolve().parents[1]
-    templates = package / "site" / "templates"
-    code = files_digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
-    return code, files_digest(static, files_digest(templates, ""))
+    package = TEMPLATES.parents[1]
+    code = files_digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=TEMPLATES)
+    return code, files_digest(static, files_digest(TEMPLATES, ""))
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
