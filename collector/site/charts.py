@@ -42,18 +42,22 @@ _MINUTES = (
 _NUMBER = "format({v}, ',.{d}~r')"
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and value == value
+
+
 def _numbers(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
     """The numbers (not NaN) in these fields of the rows."""
     return [r[f] for r in rows for f in fields if _number(r.get(f))]
 
 
-def _values(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
+def _positive(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
     return [v for v in _numbers(rows, fields) if v > 0]
 
 
 def is_wide(rows: Sequence[Row], fields: Sequence[str]) -> bool:
     """Whether positive values in these fields span more than WIDE_RANGE."""
-    values = _values(rows, fields)
+    values = _positive(rows, fields)
     return bool(values) and max(values) / min(values) > WIDE_RANGE
 
 
@@ -351,7 +355,7 @@ def efficiency(rows: Sequence[Row], title: str, description: str) -> alt.LayerCh
     value_text.
     """
     x = _accelerators_axis(rows)
-    values = _values(rows, ("value", "low", "high")) + [100.0]
+    values = _positive(rows, ("value", "low", "high")) + [100.0]
     y_scale = alt.Scale(domain=[min(values) * 0.95, max(values) * 1.02], zero=False)
     axis = alt.Axis(title="% of linear (bar: 95% interval)", tickCount=MAX_TICKS)
     tooltip = [
@@ -428,7 +432,3 @@ def _row_labels(order: str) -> alt.Y:
             labelOverlap=False,
         ),
     )
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and value == value

@@ -13,8 +13,9 @@ from collector.site.data import SiteData
 from collector.site.model import Row, Sheet
 
 PATH = "answers.md"
-# The tables the pickers read, with the columns they need (the rest is in the downloads).
-PICKED = {
+# The tables the page reads, each row with its benchmark's title and page: of the tables the
+# pickers read, the columns they need (the rest is in the downloads); None: every column.
+TABLES = {
     "site_smallest": None,
     "site_model_pairs": (
         "benchmark", "round", "quality_target", "accelerators", "model_a", "model_b",
@@ -30,6 +31,8 @@ PICKED = {
         "inferred_minutes", "step",
     ),
     "site_cost": None,
+    "site_interconnect": None,
+    "site_precision": None,
 }  # fmt: skip
 
 
@@ -37,13 +40,11 @@ def page(data: SiteData) -> Sheet:
     """answers.md: the picker tables embedded as data (with each benchmark's title and page),
     and the interconnect and precision tables as rows."""
     rows: dict[str, list[Row]] = {}
-    for table, columns in PICKED.items():
+    for table, columns in TABLES.items():
         rows[table] = [
             {**{c: r[c] for c in (columns or r.keys())}, **_benchmark(r["benchmark"])}
             for r in data.rows(table)
         ]
-    for table in ("site_interconnect", "site_precision"):
-        rows[table] = [{**r, **_benchmark(r["benchmark"])} for r in data.rows(table)]
     rows["site_interconnect_summary"] = [
         {**r, "largest_title": settings().benchmark(r["largest_benchmark"]).title}
         for r in data.rows("site_interconnect_summary")
