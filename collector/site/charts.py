@@ -130,26 +130,18 @@ def _axis_scale(
     then log10 of the value)."""
     nums = [float(v) for v in _numbers(rows, fields)] or [0.0, 1.0]
     linear = _linear_values(min(nums), max(nums), minutes)
+    values, domain = linear, [linear[0], linear[-1]]
+    text = value_text("datum.value", minutes)
+    if param is not None:
+        positive = [v for v in nums if v > 0] or [1.0]
+        logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
+        values, domain = _switch(param, logs, values), _switch(param, [logs[0], logs[-1]], domain)
+        text = f"{param} ? {value_text('pow(10, datum.value)', minutes)} : {text}"
     lines = _lines(title, AXIS_TITLE_CHARS)
     common = {"title": lines, "labelOverlap": "greedy", "labelFlush": True, "grid": True}
-    if param is None:
-        return (
-            alt.Axis(values=linear, labelExpr=value_text("datum.value", minutes), **common),
-            alt.Scale(domain=[linear[0], linear[-1]], nice=False, zero=False),
-        )
-    positive = [v for v in nums if v > 0] or [1.0]
-    logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
-    text = (
-        f"{param} ? {value_text('pow(10, datum.value)', minutes)}"
-        f" : {value_text('datum.value', minutes)}"
-    )
     return (
-        alt.Axis(values=_switch(param, logs, linear), labelExpr=text, **common),
-        alt.Scale(
-            domain=_switch(param, [logs[0], logs[-1]], [linear[0], linear[-1]]),
-            nice=False,
-            zero=False,
-        ),
+        alt.Axis(values=values, labelExpr=text, **common),
+        alt.Scale(domain=domain, nice=False, zero=False),
     )
 
 
