@@ -22,7 +22,8 @@ from typing import Any
 
 import altair as alt
 
-Row = dict[str, Any]
+from collector.site.model import Row
+
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
 STATIC_WIDTH = 640  # px, the width of the static SVG drawn beside each chart
 ROW_STEP = 30  # px per row of a dot chart: a line of label above the dot and its range

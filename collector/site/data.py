@@ -15,9 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from collector.site.config import settings
+from collector.site.model import Row
 from collector.warehouse import Warehouse
-
-Row = dict[str, Any]
 
 
 @dataclass
