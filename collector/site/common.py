@@ -169,7 +169,7 @@ def code(value: object) -> str:
 def groups(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
     """Rows grouped by `key`, each group where its key first appears and its rows in the order
     given: one group per key, however the table orders its rows."""
-    groups: dict[Any, list[Row]] = {}
+    found: dict[Any, list[Row]] = {}
     for r in rows:
-        groups.setdefault(r[key], []).append(r)
-    return list(groups.items())
+        found.setdefault(r[key], []).append(r)
+    return list(found.items())
