@@ -106,10 +106,10 @@ class HomePage(Page):
 class GuidePage(Page):
     """Guide: the workloads by family, the filters' choices and the guide table's rows."""
 
-    workloads: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
-    vendors: tuple[str, ...] = ()
-    models: tuple[str, ...] = ()
-    precisions: tuple[str, ...] = ()
-    deadline_hours: float = 4.0
-    newest_round: str = ""
-    rows: tuple[Row, ...] = ()
+    workloads: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    vendors: tuple[str, ...]
+    models: tuple[str, ...]
+    precisions: tuple[str, ...]
+    deadline_hours: float  # site.yml's guide_deadline_hours
+    newest_round: str
+    rows: tuple[Row, ...]
