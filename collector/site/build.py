@@ -163,7 +163,7 @@ def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
     # recorded before they are written: an interrupted write leaves nothing unrecorded
     _update(out / INDEX, _listing({**previous, **digests}))
     for rel, content in current.items():
-        _update(_place(out, root, rel), content)
+        _update(_place(out, rel), content)
     for rel in sorted(set(previous) - set(current)):
         _remove(out, root, rel, previous[rel])
     _update(out / INDEX, _listing(digests))
@@ -186,7 +186,7 @@ def _check_out(out: Path, static: Path | None) -> None:
             raise InputError(f"{out}: inside the static sources {static}; write elsewhere")
 
 
-def _place(out: Path, root: str, rel: str) -> Path:
+def _place(out: Path, rel: str) -> Path:
     """out/rel, its folders made as real folders inside `out` (InputError otherwise)."""
     parts = rel.split("/")
     if not _plain(rel):

@@ -114,11 +114,9 @@ def _in_words(data: SiteData) -> Callable[[Row], Row]:
 
     def row(r: Row) -> Row:
         out = dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]))
-        if "system" in r:
-            out["system"] = _system(r.get("system_id"), r["system"], hardware)
-        if "baseline_system" in r:
-            base = r["baseline_system"]
-            out["baseline_system"] = _system(r["baseline_system_id"], base, hardware)
+        for column in ("system", "baseline_system"):
+            if column in r:
+                out[column] = _system(r.get(f"{column}_id"), r[column], hardware)
         return out
 
     return row
