@@ -85,11 +85,10 @@ def _round_values(lo: float, hi: float, minutes: bool) -> list[float]:
     10, 30 s and min, and 1, 2, 5 x 10^k h), thinned to decades (10 s, 1 min, 10 min, 1 h,
     10 h ...) where that would crowd the axis; the first is at most lo, the last at least hi."""
     if minutes:
-        fine = [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
-        fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
-        coarse = [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
         below = [s / 60 for s in (0.001, 0.01, 0.1)]
-        fine, coarse = below + fine, below + coarse
+        fine = below + [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
+        fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
+        coarse = below + [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
     else:
         fine = [m * 10.0**k for k in range(-6, 10) for m in (1, 2, 5)]
         coarse = [10.0**k for k in range(-6, 10)]
