@@ -40,6 +40,7 @@ from collector.warehouse import Warehouse
 INDEX = ".generated.json"  # record of the files written, so stale ones can be removed
 WRITER = "collector site"
 STAMP = ".stamp"  # the store, snapshot and collector that the generated files come from
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 SVG_MARK = "<!-- spec sha256 {} -->\n"  # first line of a chart's SVG: the spec it shows
 # Pages that lay out derived tables as they are: template, path, title, the tables it reads.
 SHEETS = (
@@ -75,7 +76,9 @@ def pages(data: SiteData) -> list[tuple[str, Page]]:
         (template, Sheet(path, title, data.snapshot, rows={t: data.rows(t) for t in tables}))
         for template, path, title, tables in SHEETS
     ]
-    out += [("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data)]
+    out += [
+        ("benchmark.md.j2", benchmarks.page(data, b)) for b in benchmark_names(data.rows("runs"))
+    ]
     out += [("systems_round.md.j2", page) for page in systems.pages(data)]
     return out
 
@@ -133,10 +136,9 @@ def _stamp(wh: Warehouse, static: Path | None) -> tuple[str, str]:
     """What the generated files come from, in two digests: of the tables (the store, its
     snapshot and collector's code and SQL), and of the pages' own sources (the templates and
     the static sources)."""
-    package = Path(__file__).resolve().parents[1]
-    templates = package / "site" / "templates"
-    code = files_digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=templates)
-    return code, files_digest(static, files_digest(templates, ""))
+    package = TEMPLATES.parents[1]
+    code = files_digest(package, f"{os.path.realpath(wh.path)}\0{wh.snapshot}", skip=TEMPLATES)
+    return code, files_digest(static, files_digest(TEMPLATES, ""))
 
 
 def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
@@ -161,7 +163,7 @@ def write(result: Result, out: Path, static: Path | None = None) -> list[str]:
     # recorded before they are written: an interrupted write leaves nothing unrecorded
     _update(out / INDEX, _listing({**previous, **digests}))
     for rel, content in current.items():
-        _update(_place(out, root, rel), content)
+        _update(_place(out, rel), content)
     for rel in sorted(set(previous) - set(current)):
         _remove(out, root, rel, previous[rel])
     _update(out / INDEX, _listing(digests))
@@ -184,7 +186,7 @@ def _check_out(out: Path, static: Path | None) -> None:
             raise InputError(f"{out}: inside the static sources {static}; write elsewhere")
 
 
-def _place(out: Path, root: str, rel: str) -> Path:
+def _place(out: Path, rel: str) -> Path:
     """out/rel, its folders made as real folders inside `out` (InputError otherwise)."""
     parts = rel.split("/")
     if not _plain(rel):

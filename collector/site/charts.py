@@ -22,7 +22,8 @@ from typing import Any
 
 import altair as alt
 
-Row = dict[str, Any]
+from collector.site.model import Row
+
 WIDE_RANGE = 10.0  # max/min ratio above which a chart offers a log scale
 STATIC_WIDTH = 640  # px, the width of the static SVG drawn beside each chart
 ROW_STEP = 30  # px per row of a dot chart: a line of label above the dot and its range
@@ -42,13 +43,22 @@ _MINUTES = (
 _NUMBER = "format({v}, ',.{d}~r')"
 
 
-def _values(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
-    return [r[f] for r in rows for f in fields if isinstance(r.get(f), int | float) and r[f] > 0]
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and value == value
+
+
+def _numbers(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
+    """The numbers (not NaN) in these fields of the rows."""
+    return [r[f] for r in rows for f in fields if _number(r.get(f))]
+
+
+def _positive(rows: Sequence[Row], fields: Sequence[str]) -> list[float]:
+    return [v for v in _numbers(rows, fields) if v > 0]
 
 
 def is_wide(rows: Sequence[Row], fields: Sequence[str]) -> bool:
     """Whether positive values in these fields span more than WIDE_RANGE."""
-    values = _values(rows, fields)
+    values = _positive(rows, fields)
     return bool(values) and max(values) / min(values) > WIDE_RANGE
 
 
@@ -56,7 +66,7 @@ def log_first(rows: Sequence[Row], fields: Sequence[str]) -> bool:
     """Whether a chart offering a log scale starts with it: values that span orders of
     magnitude (a CPU beside GPUs) squash the rest against zero on a linear axis, but a log
     axis cannot show a value of zero or less (a run that was faster without NVLink)."""
-    return not any(isinstance(r.get(f), int | float) and r[f] <= 0 for r in rows for f in fields)
+    return all(v > 0 for v in _numbers(rows, fields))
 
 
 def at_width(spec: dict[str, Any], width: int) -> dict[str, Any]:
@@ -75,11 +85,10 @@ def _round_values(lo: float, hi: float, minutes: bool) -> list[float]:
     10, 30 s and min, and 1, 2, 5 x 10^k h), thinned to decades (10 s, 1 min, 10 min, 1 h,
     10 h ...) where that would crowd the axis; the first is at most lo, the last at least hi."""
     if minutes:
-        fine = [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
-        fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
-        coarse = [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
         below = [s / 60 for s in (0.001, 0.01, 0.1)]
-        fine, coarse = below + fine, below + coarse
+        fine = below + [s / 60 for s in (1, 2, 5, 10, 30)] + [1, 2, 5, 10, 30]
+        fine += [60 * m * 10**k for k in range(5) for m in (1, 2, 5)]
+        coarse = below + [1 / 60, 10 / 60, 1, 10] + [60 * 10**k for k in range(5)]
     else:
         fine = [m * 10.0**k for k in range(-6, 10) for m in (1, 2, 5)]
         coarse = [10.0**k for k in range(-6, 10)]
@@ -119,33 +128,20 @@ def _axis_scale(
     """The axis and scale of a value axis: ticks at round values over the data, on the linear
     axis and, where the chart has a log toggle `param`, on the log one (the plotted field is
     then log10 of the value)."""
-    nums = [
-        float(r[f])
-        for r in rows
-        for f in fields
-        if isinstance(r.get(f), int | float) and r[f] == r[f]
-    ] or [0.0, 1.0]
+    nums = [float(v) for v in _numbers(rows, fields)] or [0.0, 1.0]
     linear = _linear_values(min(nums), max(nums), minutes)
+    values, domain = linear, [linear[0], linear[-1]]
+    text = value_text("datum.value", minutes)
+    if param is not None:
+        positive = [v for v in nums if v > 0] or [1.0]
+        logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
+        values, domain = _switch(param, logs, values), _switch(param, [logs[0], logs[-1]], domain)
+        text = f"{param} ? {value_text('pow(10, datum.value)', minutes)} : {text}"
     lines = _lines(title, AXIS_TITLE_CHARS)
     common = {"title": lines, "labelOverlap": "greedy", "labelFlush": True, "grid": True}
-    if param is None:
-        return (
-            alt.Axis(values=linear, labelExpr=value_text("datum.value", minutes), **common),
-            alt.Scale(domain=[linear[0], linear[-1]], nice=False, zero=False),
-        )
-    positive = [v for v in nums if v > 0] or [1.0]
-    logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
-    text = (
-        f"{param} ? {value_text('pow(10, datum.value)', minutes)}"
-        f" : {value_text('datum.value', minutes)}"
-    )
     return (
-        alt.Axis(values=_switch(param, logs, linear), labelExpr=text, **common),
-        alt.Scale(
-            domain=_switch(param, [logs[0], logs[-1]], [linear[0], linear[-1]]),
-            nice=False,
-            zero=False,
-        ),
+        alt.Axis(values=values, labelExpr=text, **common),
+        alt.Scale(domain=domain, nice=False, zero=False),
     )
 
 
@@ -153,8 +149,14 @@ def _switch(param: str, on: list[float], off: list[float]) -> alt.ExprRef:
     return alt.ExprRef(f"{param} ? {json.dumps(on)} : {json.dumps(off)}")
 
 
-def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.Chart:
-    """Add `<field>_plot` columns: log10 of the field when the toggle is on, else the field."""
+def _base(
+    rows: Sequence[Row], fields: Sequence[str] = (), param: str | None = None, minutes: bool = False
+) -> alt.Chart:
+    """The rows as a chart's data, with `<field>_plot` columns (log10 of the field when the
+    toggle `param` is on, else the field) and `<field>_text` columns (the value as the
+    tooltip prints it)."""
+    # a tuple: Altair copies a chart's lists, row by row, at every method called on it
+    chart = alt.Chart(alt.Data(values=tuple(rows)))
     for f in fields:
         expr = (
             f"datum.{f}"
@@ -162,20 +164,10 @@ def _scaled(chart: alt.Chart, fields: Sequence[str], param: str | None) -> alt.C
             else (f"{param} ? (datum.{f} > 0 ? log(datum.{f}) / LN10 : null) : datum.{f}")
         )
         chart = chart.transform_calculate(**{f"{f}_plot": expr})
-    return chart
-
-
-def _texts(chart: alt.Chart, fields: Sequence[str], minutes: bool) -> alt.Chart:
-    """Add `<field>_text` columns: the value as the tooltip prints it."""
     for f in fields:
         expr = f"isValid(datum.{f}) ? {value_text(f'datum.{f}', minutes, 3)} : ''"
         chart = chart.transform_calculate(**{f"{f}_text": expr})
     return chart
-
-
-def _base(rows: Sequence[Row]) -> alt.Chart:
-    # a tuple: Altair copies a chart's lists, row by row, at every method called on it
-    return alt.Chart(alt.Data(values=tuple(rows)))
 
 
 def _lines(text: str, width: int) -> str | list[str]:
@@ -252,13 +244,6 @@ RATIO_TIPS = (
 )  # fmt: skip
 
 
-def top(rows: Sequence[Row], minutes: bool) -> list[Row]:
-    """The rows a dot chart draws: its first TOP_ROWS in its order, fastest first for times
-    (`minutes`), largest first for ratios; rows of equal value keep the order given (the
-    tables rank them)."""
-    return sorted(rows, key=lambda r: r["value"] if minutes else -r["value"])[:TOP_ROWS]
-
-
 def dots(
     rows: Sequence[Row],
     title: str,
@@ -269,21 +254,39 @@ def dots(
 ) -> alt.LayerChart:
     """One value per labelled row (dot) with its interval where it has one (bar): times to
     train (`minutes`: fastest first, read as durations) or ratios (largest first); of more
-    than TOP_ROWS rows, the first TOP_ROWS in that order (`top`), its axis fitted to them.
+    than TOP_ROWS rows, the first TOP_ROWS in that order, its axis fitted to them; rows of equal
+    value keep the order given (the tables rank them). A bar spans low to high under the dot.
 
     Rows: label, value, low and high (None where there is no interval), kind, and the fields
     that `tips` names.
     """
+    first = sorted(rows, key=lambda r: r["value"] if minutes else -r["value"])[:TOP_ROWS]
     # each row its own place on the axis: rows labelled alike (a study's runs that differ in
     # what the label leaves out) would share one and draw fewer rows than the chart says
-    rows = [{**r, "row": f"{r['label']}{ROW_MARK}{i}"} for i, r in enumerate(top(rows, minutes))]
+    rows = [{**r, "row": f"{r['label']}{ROW_MARK}{i}"} for i, r in enumerate(first)]
     fields = ("value", "low", "high")
     param = "log_value" if is_wide(rows, fields) else None
-    order = "ascending" if minutes else "descending"
-    base = _texts(_scaled(_base(rows), fields, param), fields, minutes)
-    axis = _axis_scale(rows, fields, measure, param, minutes)
+    base = _base(rows, fields, param, minutes)
+    axis, scale = _axis_scale(rows, fields, measure, param, minutes)
+    y = _row_labels("ascending" if minutes else "descending")
     tooltip = [alt.Tooltip(f, title=t or measure) for f, t in tips]
-    layers = _dot_and_range(base, rows, _row_labels("value", order), axis, tooltip)
+    dot = base.mark_point(filled=True, size=60).encode(
+        y=y,
+        x=alt.X("value_plot:Q", axis=axis, scale=scale),
+        color=_color("kind:N", "evidence"),
+        tooltip=tooltip,
+    )
+    layers = alt.layer(dot)
+    # no bars where no row has both ends: a bar layer without data makes Vega warn of an
+    # infinite extent
+    if any(_number(r.get("low")) and _number(r.get("high")) for r in rows):
+        rule = base.mark_rule().encode(
+            y=y,
+            x=alt.X("low_plot:Q", axis=axis, scale=scale),
+            x2="high_plot:Q",
+            tooltip=tooltip,
+        )
+        layers = alt.layer(rule, dot)
     on = log_first(rows, fields)
     return _finish(layers, title, description, param, on, alt.Step(ROW_STEP))
 
@@ -307,7 +310,7 @@ def scaling(rows: Sequence[Row], title: str, description: str) -> alt.LayerChart
     """
     fields = ("score_minutes", "fastest_minutes", "slowest_minutes")
     param = "log_scaling" if is_wide(rows, fields) else None
-    base = _texts(_scaled(_base(rows), fields, param), fields, True)
+    base = _base(rows, fields, param, True)
     x = _accelerators_axis(rows)
     axis, scale = _axis_scale(rows, fields, "time to train", param, True)
     tooltip = [
@@ -344,7 +347,7 @@ def efficiency(rows: Sequence[Row], title: str, description: str) -> alt.LayerCh
     value_text.
     """
     x = _accelerators_axis(rows)
-    values = _values(rows, ("value", "low", "high")) + [100.0]
+    values = _positive(rows, ("value", "low", "high")) + [100.0]
     y_scale = alt.Scale(domain=[min(values) * 0.95, max(values) * 1.02], zero=False)
     axis = alt.Axis(title="% of linear (bar: 95% interval)", tickCount=MAX_TICKS)
     tooltip = [
@@ -382,7 +385,7 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
     Rows: minutes, quality, system, run_id, run.
     """
     param = "log_tta" if is_wide(rows, ("minutes",)) else None
-    base = _texts(_scaled(_base(rows), ("minutes",), param), ("minutes",), True)
+    base = _base(rows, ("minutes",), param, True)
     axis, scale = _axis_scale(rows, ("minutes",), "time since run start", param, True)
     chart = base.mark_line(point=alt.OverlayMarkDef(size=12), strokeWidth=1).encode(
         x=alt.X("minutes_plot:Q", axis=axis, scale=scale),
@@ -399,13 +402,13 @@ def time_to_accuracy(rows: Sequence[Row], title: str, description: str) -> alt.C
     return _finish(chart, title, description, param)
 
 
-def _row_labels(field: str, order: str) -> alt.Y:
+def _row_labels(order: str) -> alt.Y:
     """The row axis of a dot chart: one row per observation (`row`: its label and place),
-    sorted by `field`, its label above the row across the plot, cut at a word to the plot's
+    sorted by value, its label above the row across the plot, cut at a word to the plot's
     width."""
     return alt.Y(
         "row:N",
-        sort=alt.EncodingSortField(field, order=order),
+        sort=alt.EncodingSortField("value", order=order),
         title=None,
         axis=alt.Axis(
             orient="left",
@@ -421,35 +424,3 @@ def _row_labels(field: str, order: str) -> alt.Y:
             labelOverlap=False,
         ),
     )
-
-
-def _dot_and_range(
-    base: alt.Chart,
-    rows: Sequence[Row],
-    y: alt.Y,
-    axis_scale: tuple[alt.Axis, alt.Scale],
-    tooltip: list[alt.Tooltip],
-) -> alt.LayerChart:
-    """A range bar (low to high) under a dot (the value), coloured by kind of evidence; the
-    dots alone where no row has both ends (a bar layer without data makes Vega warn of an
-    infinite extent)."""
-    axis, scale = axis_scale
-    dots = base.mark_point(filled=True, size=60).encode(
-        y=y,
-        x=alt.X("value_plot:Q", axis=axis, scale=scale),
-        color=_color("kind:N", "evidence"),
-        tooltip=tooltip,
-    )
-    if not any(_number(r.get("low")) and _number(r.get("high")) for r in rows):
-        return alt.layer(dots)
-    rule = base.mark_rule().encode(
-        y=y,
-        x=alt.X("low_plot:Q", axis=axis, scale=scale),
-        x2="high_plot:Q",
-        tooltip=tooltip,
-    )
-    return alt.layer(rule, dots)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and value == value

@@ -14,7 +14,6 @@ import altair as alt
 
 from collector.queries import parameters
 from collector.site.config import settings
-from collector.site.data import SiteData
 from collector.site.escape import slug
 from collector.site.model import ChartRef, Row
 
@@ -157,9 +156,9 @@ def site_rank(benchmark: str) -> tuple[int, str]:
     return (order.index(benchmark), "") if benchmark in order else (len(order), benchmark)
 
 
-def benchmark_names(data: SiteData) -> list[str]:
-    """Benchmarks that have runs, in the order site.yml lists them."""
-    return sorted({r["benchmark"] for r in data.rows("runs")}, key=site_rank)
+def benchmark_names(rows: Iterable[Row]) -> list[str]:
+    """The benchmarks that rows name, each once, in the order site.yml lists them."""
+    return sorted({r["benchmark"] for r in rows}, key=site_rank)
 
 
 def code(value: object) -> str:
@@ -167,10 +166,10 @@ def code(value: object) -> str:
     return " ".join(str(value or "").replace("`", "'").replace("|", "/").split())
 
 
-def runs_of(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
+def groups(rows: Iterable[Row], key: str = "kind") -> list[tuple[Any, list[Row]]]:
     """Rows grouped by `key`, each group where its key first appears and its rows in the order
     given: one group per key, however the table orders its rows."""
-    groups: dict[Any, list[Row]] = {}
+    found: dict[Any, list[Row]] = {}
     for r in rows:
-        groups.setdefault(r[key], []).append(r)
-    return list(groups.items())
+        found.setdefault(r[key], []).append(r)
+    return list(found.items())

@@ -15,9 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from collector.site.config import settings
+from collector.site.model import Row
 from collector.warehouse import Warehouse
-
-Row = dict[str, Any]
 
 
 @dataclass
@@ -65,22 +64,11 @@ def load(wh: Warehouse, saved: Path | None = None) -> SiteData:
     """Read every derived table and the extras the pages need from the warehouse's snapshot;
     with `saved`, a docs folder whose downloads hold this snapshot's tables (collector.site.
     build.update says when), the tables and their download files are read from there."""
-    if saved is None:
-        return _load(wh)
-    data = _load(wh, computed=False)
-    folder = saved / "data"
-    data.downloads = {f"data/{p.name}": p.read_bytes() for p in sorted(folder.iterdir())}
-    data.saved = {path.stem: path for path in folder.glob("*.parquet")}
-    return data
-
-
-def _load(wh: Warehouse, computed: bool = True) -> SiteData:
-    """The snapshot's extras, and its derived tables unless `computed` is False."""
     # One thread (Warehouse(threads=1)): rows that tie in a table's ORDER BY, and sums over
     # many values, come out in the same order and to the same last bit every time, so
     # regenerated pages are byte-identical when the data is.
     tables = {}
-    if computed:
+    if saved is None:
         tables = {
             name: wh.table(name).to_arrow_table()
             for name in wh.names()
@@ -95,7 +83,7 @@ def _load(wh: Warehouse, computed: bool = True) -> SiteData:
     }
     studies = wh.sql("SELECT * FROM store.studies").to_arrow_table().to_pylist()
     trees = wh.sql("SELECT * FROM store.sources ORDER BY tree").to_arrow_table().to_pylist()
-    return SiteData(
+    data = SiteData(
         wh.path,
         wh.snapshot or "",
         tables,
@@ -103,6 +91,11 @@ def _load(wh: Warehouse, computed: bool = True) -> SiteData:
         {s.pop("study"): s for s in studies},
         trees,
     )
+    if saved is not None:
+        folder = saved / "data"
+        data.downloads = {f"data/{p.name}": p.read_bytes() for p in sorted(folder.iterdir())}
+        data.saved = {path.stem: path for path in folder.glob("*.parquet")}
+    return data
 
 
 def _parse(text: str | None) -> dict[str, Any]:

@@ -17,11 +17,10 @@ class Table:
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
-    caption: str = ""
-    title: str = ""  # its heading, where a page holds several tables
-    # the columns shown before "show more columns" is pressed (0: all): what is compared and
-    # the answer; the rest are details on demand
-    shown: int = 0
+    title: str  # its heading: a page holds several tables
+    # the columns shown before "show more columns" is pressed: what is compared and the
+    # answer; the rest are details on demand
+    shown: int
 
 
 @dataclass(frozen=True)
@@ -107,10 +106,10 @@ class HomePage(Page):
 class GuidePage(Page):
     """Guide: the workloads by family, the filters' choices and the guide table's rows."""
 
-    workloads: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
-    vendors: tuple[str, ...] = ()
-    models: tuple[str, ...] = ()
-    precisions: tuple[str, ...] = ()
-    deadline_hours: float = 4.0
-    newest_round: str = ""
-    rows: tuple[Row, ...] = ()
+    workloads: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    vendors: tuple[str, ...]
+    models: tuple[str, ...]
+    precisions: tuple[str, ...]
+    deadline_hours: float  # site.yml's guide_deadline_hours
+    newest_round: str
+    rows: tuple[Row, ...]

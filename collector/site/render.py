@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from collector.site import common
+from collector.site import charts, common
 from collector.site.config import settings
 from collector.site.escape import html_text, json_for_html, markdown_text, title_text
 from collector.site.model import Page
@@ -46,10 +46,12 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         interval=lambda low, high, unit="": Markup(markdown_text(common.interval(low, high, unit))),
         listed=common.listed,
         code=lambda v: Markup(f"`{common.code(v)}`"),
-        groups=common.runs_of,
+        groups=common.groups,
         in_site_order=lambda rows: sorted(rows, key=lambda r: common.site_rank(r["benchmark"])),
     )
-    env.globals.update(bench=settings().benchmark, family=settings().family_title)
+    env.globals.update(
+        bench=settings().benchmark, family=settings().family_title, top_rows=charts.TOP_ROWS
+    )
     return env
 
 

@@ -7,14 +7,15 @@ the rows embedded in the page (answers.js); the tables that need no picking are 
 
 from __future__ import annotations
 
-from collector.site.common import benchmark_page, rel, site_rank
+from collector.site.common import benchmark_names, benchmark_page, built, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import Row, Sheet
 
 PATH = "answers.md"
-# The tables the pickers read, with the columns they need (the rest is in the downloads).
-PICKED = {
+# The tables the page reads, each row with its benchmark's title and page: of the tables the
+# pickers read, the columns they need (the rest is in the downloads); None: every column.
+TABLES = {
     "site_smallest": None,
     "site_model_pairs": (
         "benchmark", "round", "quality_target", "accelerators", "model_a", "model_b",
@@ -30,6 +31,8 @@ PICKED = {
         "inferred_minutes", "step",
     ),
     "site_cost": None,
+    "site_interconnect": None,
+    "site_precision": None,
 }  # fmt: skip
 
 
@@ -37,13 +40,11 @@ def page(data: SiteData) -> Sheet:
     """answers.md: the picker tables embedded as data (with each benchmark's title and page),
     and the interconnect and precision tables as rows."""
     rows: dict[str, list[Row]] = {}
-    for table, columns in PICKED.items():
+    for table, columns in TABLES.items():
         rows[table] = [
             {**{c: r[c] for c in (columns or r.keys())}, **_benchmark(r["benchmark"])}
             for r in data.rows(table)
         ]
-    for table in ("site_interconnect", "site_precision"):
-        rows[table] = [{**r, **_benchmark(r["benchmark"])} for r in data.rows(table)]
     rows["site_interconnect_summary"] = [
         {**r, "largest_title": settings().benchmark(r["largest_benchmark"]).title}
         for r in data.rows("site_interconnect_summary")
@@ -51,13 +52,12 @@ def page(data: SiteData) -> Sheet:
     # the first picker offers what it can answer: a benchmark a later round renamed is asked
     # for by its new name only
     rows["benchmarks"] = [
-        {"benchmark": b, **_benchmark(b)}
-        for b in sorted({r["benchmark"] for r in data.rows("site_smallest")}, key=site_rank)
+        {"benchmark": b, **_benchmark(b)} for b in benchmark_names(data.rows("site_smallest"))
     ]
     return Sheet(PATH, "Answers to a buyer's questions", data.snapshot, rows=rows)
 
 
 def _benchmark(name: str) -> Row:
     """A benchmark's title and the address of its page (relative to this page, as built)."""
-    href = rel(PATH, benchmark_page(name))
-    return {"title": settings().benchmark(name).title, "href": href.removesuffix(".md") + ".html"}
+    href = built(rel(PATH, benchmark_page(name)))
+    return {"title": settings().benchmark(name).title, "href": href}

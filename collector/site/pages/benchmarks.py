@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collector.site import charts
-from collector.site.common import benchmark_page, chart_ref, runs_of
+from collector.site.common import benchmark_page, chart_ref, groups
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import ChartRef, Row, Sheet
@@ -22,25 +22,21 @@ def page(data: SiteData, name: str) -> Sheet:
 
     scores = [r for r in mine("site_scores") if r["evidence"] != "proxy"]
     times = []
-    for kind, rows in runs_of([r for r in scores if r["score_minutes"] and r["newest_round"]]):
-        dots, top, round_ = [_dot(r) for r in rows], charts.TOP_ROWS, rows[0]["round"]
-        t, desc = (
-            phrase("time_title", title=title, kind=kind, round=round_, rows=dots, top=top),
-            phrase("time_desc", rows=dots, kind=kind, top=top),
-        )
+    for kind, rows in groups([r for r in scores if r["score_minutes"] and r["newest_round"]]):
+        dots = [_dot(r) for r in rows]
+        t = phrase("time_title", title=title, kind=kind, rows=dots)
+        desc = phrase("time_desc", rows=dots, kind=kind)
         chart = charts.dots(dots, t, desc, charts.TIME_MEASURE, True, charts.TIME_TIPS)
         times.append(chart_ref(path, f"time-{kind}", chart, t, desc, rows))
     scaling = []
-    for kind, rows in runs_of(mine("site_scaling")):
+    for kind, rows in groups(mine("site_scaling")):
         t, desc = phrase("scaling_title", title=title, kind=kind), phrase("scaling_desc", rows=rows)
         scaling.append(chart_ref(path, f"scaling-{kind}", charts.scaling(rows, t, desc), t, desc))
     tta: list[ChartRef] = []
-    for kind, rows in runs_of(mine("site_tta")):
+    for kind, rows in groups(mine("site_tta")):
         points = [{f: r[f] for f in TTA_FIELDS} for r in rows]
-        t, desc = (
-            phrase("tta_title", title=title, kind=kind),
-            phrase("tta_desc", rows=rows, kind=kind),
-        )
+        t = phrase("tta_title", title=title, kind=kind)
+        desc = phrase("tta_desc", rows=rows, kind=kind)
         chart = charts.time_to_accuracy(points, t, desc)
         tta.append(chart_ref(path, f"tta-{kind}", chart, t, desc))
     return Sheet(

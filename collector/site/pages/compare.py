@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from collector.queries import parameters, query
 from collector.site import charts
-from collector.site.common import chart_ref, interval, num, runs_of
+from collector.site.common import chart_ref, groups, interval, num
 from collector.site.data import SiteData
 from collector.site.model import Row, Sheet, Table
 from collector.site.render import phrase
@@ -91,10 +91,9 @@ def page(data: SiteData) -> Sheet:
             }
         )
         made[table] = []
-        for kind, dots in runs_of(r for r in observed if r["topic"] == table):
-            top = charts.TOP_ROWS
-            t = phrase("compare_title", title=title, kind=kind, rows=dots, top=top)
-            desc = phrase("compare_desc", rows=dots, axis=axis, kind=kind, top=top)
+        for kind, dots in groups(r for r in observed if r["topic"] == table):
+            t = phrase("compare_title", title=title, kind=kind, rows=dots)
+            desc = phrase("compare_desc", rows=dots, axis=axis, kind=kind)
             chart = charts.dots(dots, t, desc, axis)
             made[table].append(chart_ref(PATH, f"{table}-{kind}", chart, t, desc, dots))
     refs = {table: tuple(c) for table, c in made.items()}
@@ -115,11 +114,9 @@ def _in_words(data: SiteData) -> Callable[[Row], Row]:
 
     def row(r: Row) -> Row:
         out = dict(r, benchmark=words.get((r["benchmark"], r["round"]), r["benchmark"]))
-        if "system" in r:
-            out["system"] = _system(r.get("system_id"), r["system"], hardware)
-        if "baseline_system" in r:
-            base = r["baseline_system"]
-            out["baseline_system"] = _system(r["baseline_system_id"], base, hardware)
+        for column in ("system", "baseline_system"):
+            if column in r:
+                out[column] = _system(r.get(f"{column}_id"), r[column], hardware)
         return out
 
     return row
@@ -133,7 +130,7 @@ def _tables(data: SiteData, table: str, rows: list[Row]) -> list[Table]:
     ends = {c: INTERVALS[c] for c in cols if c in INTERVALS and units.keys() >= set(INTERVALS[c])}
     head = tuple(_heading(c, units.get(c)) + (" (95% interval)" if c in ends else "") for c in cols)
     return [
-        Table(head, cells, title=heading, shown=len(first))
+        Table(head, cells, heading, len(first))
         for source, heading in EVIDENCE.items()
         if (cells := tuple(tuple(_cell(data, r, c, ends.get(c)) for c in cols)
                            for r in rows if r.get("source") == source))

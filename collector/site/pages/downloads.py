@@ -25,20 +25,16 @@ def files(data: SiteData) -> dict[str, bytes]:
 
     def one(item: tuple[str, pa.Table]) -> dict[str, bytes]:
         name, table = item
+        parquet = pa.BufferOutputStream()
+        pq.write_table(table, parquet, compression="zstd", compression_level=PARQUET_LEVEL)
         return {
             f"data/{name}.csv.gz": gzip.compress(csv_bytes(table), GZIP_LEVEL, mtime=0),
-            f"data/{name}.parquet": _parquet(table),
+            f"data/{name}.parquet": parquet.getvalue().to_pybytes(),
         }
 
     with ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:
         made = list(pool.map(one, [(name, data.table(name)) for name in data.names()]))
     return {path: content for found in made for path, content in found.items()}
-
-
-def _parquet(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", compression_level=PARQUET_LEVEL)
-    return sink.getvalue().to_pybytes()
 
 
 def page(data: SiteData) -> Sheet:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collector.queries.parameters import hardware_words
 from collector.site import charts
-from collector.site.common import chart_ref
+from collector.site.common import chart_ref, groups
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.escape import slug
@@ -20,7 +20,9 @@ def page(data: SiteData) -> Sheet:
     """The page's rows of site_language_models and site_suite_runs, and of full_size_ratios
     and full_size_scaling each with its link in words (``link``), and one scaling chart per
     server (a campaign's submitter) under its name."""
-    words = link_words()
+    # each recorded link in the words of hardware_words.yml: peer-to-peer off is the same
+    # NVLink server with NCCL's GPU-to-GPU transfers disabled, never a PCIe server
+    words = {r["interconnect"]: r["words"] for r in hardware_words()["link_names"].to_pylist()}
     rows = {
         t: [{**r, "link": words.get(r["interconnect"], r["interconnect"])} for r in data.rows(t)]
         for t in LINKED
@@ -29,20 +31,13 @@ def page(data: SiteData) -> Sheet:
     rows["site_suite_runs"] = data.rows("site_suite_runs")
     rows["projection_anchored"] = data.rows("projection_anchored")
     refs: dict[str, tuple[ChartRef, ...]] = {}
-    for server in dict.fromkeys(r["submitter"] for r in rows["full_size_scaling"]):
-        mine = [r for r in rows["full_size_scaling"] if r["submitter"] == server]
+    for server, mine in groups(rows["full_size_scaling"], "submitter"):
         points = scaling_points(mine)
         title = phrase("server_scaling_title", model=mine[0]["accelerator_model"], server=server)
         desc = phrase("server_scaling_desc", rows=points)
         chart = charts.efficiency(points, title, desc)
         refs[server] = (chart_ref(PATH, f"scaling-{slug(server)}", chart, title, desc),)
     return Sheet(PATH, "Full-size runs", data.snapshot, rows=rows, charts=refs)
-
-
-def link_words() -> dict[str, str]:
-    """Each recorded link in the words of hardware_words.yml: peer-to-peer off is the same
-    NVLink server with NCCL's GPU-to-GPU transfers disabled, never a PCIe server."""
-    return {r["interconnect"]: r["words"] for r in hardware_words()["link_names"].to_pylist()}
 
 
 def scaling_points(rows: list[Row]) -> list[Row]:

@@ -4,7 +4,7 @@ the browser. Proxy-scale runs never answer a deadline: they are on Local pipelin
 
 from __future__ import annotations
 
-from collector.site.common import benchmark_page, newest, rel, site_rank
+from collector.site.common import benchmark_names, benchmark_page, newest, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import GuidePage, Row
@@ -36,15 +36,14 @@ def page(data: SiteData) -> GuidePage:
     """guide.md: the form and the guide table embedded as data."""
     table = rows(data)
     families: dict[str, list[tuple[str, str]]] = {}
-    for bench in sorted({r["benchmark"] for r in table}, key=site_rank):
+    for bench in benchmark_names(table):
         b = settings().benchmark(bench)
         families.setdefault(b.family, []).append((bench, b.title))
     workloads = tuple(
         (settings().family_title(key), tuple(families[key]))
-        for key in [*settings().families, *sorted(families)]
+        for key in dict.fromkeys([*settings().families, *sorted(families)])  # each once
         if key in families
     )
-    workloads = tuple(dict(workloads).items())  # a family listed once
     for r in table:
         r["benchmark_href"] = rel(PATH, benchmark_page(r["benchmark"]))
     return GuidePage(

@@ -5,7 +5,7 @@ results of the same accelerator."""
 
 from __future__ import annotations
 
-from collector.site.common import benchmark_page, newest, rel
+from collector.site.common import benchmark_names, benchmark_page, newest, rel
 from collector.site.config import settings
 from collector.site.data import SiteData
 from collector.site.model import FamilyFinding, HomePage, ModelFinding, Row
@@ -43,21 +43,14 @@ def _family(key: str, official: list[Row], latest: str) -> FamilyFinding | None:
         return None
     last = newest(r["round"] for r in mine)
     in_last = [r for r in mine if r["round"] == last]
-    ran = {r["benchmark"] for r in in_last}
-    bench = next((b for b in settings().benchmarks if b in ran), min(ran))
-    first = {
-        r["one_server"]: r for r in in_last if r["benchmark"] == bench and r["rank_in_class"] == 1
-    }
-    ties = {
-        place: tuple(
-            sorted(
-                (r for r in in_last if r["benchmark"] == bench and r["one_server"] is place
-                 and r["tied_for_fastest"]),
-                key=lambda r: (r["score_minutes"], r["system_id"]),
-            )
-        )
-        for place in (True, False)
-    }  # fmt: skip
+    bench = benchmark_names(in_last)[0]
+    runs = [r for r in in_last if r["benchmark"] == bench]
+    first = {r["one_server"]: r for r in runs if r["rank_in_class"] == 1}
+    tied = sorted(
+        (r for r in runs if r["tied_for_fastest"]),
+        key=lambda r: (r["score_minutes"], r["system_id"]),
+    )
+    ties = {place: tuple(r for r in tied if r["one_server"] is place) for place in (True, False)}
     return FamilyFinding(
         family=settings().family_title(key),
         benchmark=bench,

@@ -5,28 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from collector.site.common import listed, systems_page
+from collector.site.common import groups, listed, systems_page
 from collector.site.data import SiteData
-from collector.site.model import Row, Sheet
+from collector.site.model import Sheet
 
 TABLES = {"site_scores": "results", "runs": "logs", "ceilings": "ceilings"}  # table: rows' name
 
 
-def systems_with_runs(data: SiteData) -> list[Row]:
-    """Every system with a description or runs (site_systems), with its description's fields."""
-    described = {s["system_id"]: s for s in data.rows("systems")}
-    return [{**described.get(s["system_id"], {}), **s} for s in data.rows("site_systems")]
-
-
 def pages(data: SiteData) -> list[Sheet]:
     """A page per round of systems (the first part of their ids), each holding the section of
-    every system of that round, in site_systems' order."""
-    by_system = {
-        table: _by_system(data.rows(table)) for table in TABLES
-    }  # one pass over each table, not one per system
+    every system with a description or runs (site_systems) of that round, in site_systems'
+    order."""
+    # one pass over each table, not one per system
+    by_system = {table: dict(groups(data.rows(table), "system_id")) for table in TABLES}
+    described = {s["system_id"]: s for s in data.rows("systems")}
     sections: dict[str, list[Sheet]] = {}
-    for system in systems_with_runs(data):
-        sid = system["system_id"]
+    for row in data.rows("site_systems"):
+        sid = row["system_id"]
+        system = {**described.get(sid, {}), **row}  # with its description's fields
         path = systems_page(sid)
         rows = {name: by_system[table].get(sid, []) for table, name in TABLES.items()}
         fields = _fields(data.descriptions.get(sid) or {})
@@ -38,13 +34,6 @@ def pages(data: SiteData) -> list[Sheet]:
               rows={"systems": found})
         for path, found in sections.items()
     ]  # fmt: skip
-
-
-def _by_system(rows: list[Row]) -> dict[str, list[Row]]:
-    found: dict[str, list[Row]] = {}
-    for row in rows:
-        found.setdefault(row.get("system_id"), []).append(row)
-    return found
 
 
 def _fields(value: object, key: str = "") -> Iterator[tuple[str, str]]:
