@@ -229,28 +229,19 @@ def answers() -> dict[str, Table]:
 
 def tables() -> dict[str, Callable[[], Table]]:
     """How to make each parameter table, by the name the SQL uses (each is read once)."""
-    return {
+    made: dict[str, Callable[[], Table]] = {
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
         "benchmark_definitions": definitions,
         "quality_targets": quality_targets,
-        **{name: partial(_one, comparison_rules, name) for name in COMPARISON_TABLES},
         "baselines": baselines,
         "accelerator_models": accelerators,
-        **{name: partial(_one, datasets, name) for name in DATASET_TABLES},
-        **{name: partial(_one, language_models, name) for name in LANGUAGE_TABLES},
-        **{name: partial(_one, hardware_words, name) for name in WORD_TABLES},
         "quality_direction": quality_direction,
         "evidence_kinds": evidence_kinds,
-        **{name: partial(_one, answers, name) for name in ANSWER_TABLES},
     }
-
-
-DATASET_TABLES = ("dataset_sizes", "per_accelerator_batch", "convolutional_benchmarks")
-LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
-WORD_TABLES = ("link_names",)
-ANSWER_TABLES = ("asked_counts", "model_siblings")
-COMPARISON_TABLES = ("model_ratio_rules", "vendor_submitters")
+    for group in (comparison_rules, datasets, language_models, hardware_words, answers):
+        made |= {name: partial(_one, group, name) for name in group()}
+    return made
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:
