@@ -92,11 +92,7 @@ def current_name(store: Path) -> str | None:
     name = text[:-1] if text.endswith("\n") else text
     if not NAME.fullmatch(name):
         raise StoreError(f"{path}: {name[:40]!r} is not a snapshot name (snap-NNNNNN)")
-    try:
-        folder = os.lstat(store / name).st_mode
-    except FileNotFoundError:
-        folder = 0
-    if not stat.S_ISDIR(folder):
+    if not _real_folder(store / name):
         raise StoreError(f"{path} names a missing snapshot {name!r}")
     return name
 
@@ -111,11 +107,10 @@ def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if name is None:
-        snap = empty()
-        return Snapshot({t: snap.tables[t] for t in tables})
-    listed = manifest.verify(store / name)  # a Pin checked it; cheap again: digests are kept
     schemas = all_schemas()
+    if name is None:
+        return Snapshot({t: schemas[t].empty() for t in tables})
+    listed = manifest.verify(store / name)  # a Pin checked it; cheap again: digests are kept
     out: dict[str, pa.Table] = {}
     for table in tables:
         path = store / name / f"{table}.parquet"
@@ -175,9 +170,8 @@ def _write_snapshot(store: Path, staging: Path, name: str, snapshot: Snapshot) -
     from concurrent.futures import ThreadPoolExecutor
 
     largest_first = sorted(snapshot.tables.items(), key=lambda item: -item[1].nbytes)
-    with ThreadPoolExecutor(
-        len(os.sched_getaffinity(0))
-    ) as pool:  # Parquet and fsync release the GIL
+    # Parquet and fsync release the GIL
+    with ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:
         written = dict(pool.map(_write_table, largest_first, repeat(staging)))
     manifest.write(staging, manifest.encode(name, dict(sorted(written.items()))))
     os.replace(staging, store / name)
@@ -273,11 +267,9 @@ def _remove_old(store: Path, live_number: int) -> None:
                 continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)  # a reader holds it: a later writer removes it
-                continue
-            try:
                 shutil.rmtree(entry, ignore_errors=True)
+            except BlockingIOError:
+                pass  # a reader holds it: a later writer removes it
             finally:
                 os.close(fd)
 
@@ -351,20 +343,15 @@ def writing(
     except OSError as exc:
         raise StoreError(f"{store}: cannot create the store ({exc.strerror})") from exc
     key = (os.path.realpath(store), threading.get_ident())
-    if key in _HELD:
-        _HELD[key] += 1
-        try:
-            yield
-        finally:
-            _HELD[key] -= 1
-        return
-    fd = _lock(store, wait_s, on_wait)
-    _HELD[key] = 1
+    fd = None if key in _HELD else _lock(store, wait_s, on_wait)
+    _HELD[key] = _HELD.get(key, 0) + 1
     try:
         yield
     finally:
-        del _HELD[key]
-        os.close(fd)  # releases the lock
+        _HELD[key] -= 1
+        if fd is not None:  # the outermost block
+            del _HELD[key]
+            os.close(fd)  # releases the lock
 
 
 def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> int:
