@@ -321,9 +321,9 @@ class Pin:
     __exit__ = close
 
 
-# (store, thread) -> depth of the writer locks this process holds; a thread of its own
-# takes the lock anew, and so waits for the others like another process would
-_HELD: dict[tuple[str, int], int] = {}
+# (store, thread) of the writer locks this process holds; a thread of its own takes the
+# lock anew, and so waits for the others like another process would
+_HELD: set[tuple[str, int]] = set()
 
 
 @contextmanager
@@ -344,13 +344,12 @@ def writing(
         raise StoreError(f"{store}: cannot create the store ({exc.strerror})") from exc
     key = (os.path.realpath(store), threading.get_ident())
     fd = None if key in _HELD else _lock(store, wait_s, on_wait)
-    _HELD[key] = _HELD.get(key, 0) + 1
+    _HELD.add(key)
     try:
         yield
     finally:
-        _HELD[key] -= 1
         if fd is not None:  # the outermost block
-            del _HELD[key]
+            _HELD.remove(key)
             os.close(fd)  # releases the lock
 
 
