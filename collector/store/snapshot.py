@@ -193,7 +193,7 @@ def _write_table(item: tuple[str, pa.Table], staging: Path) -> tuple[str, Entry]
 
     table, data = item
     schema = all_schemas()[table]
-    data = data.replace_schema_metadata(schema.arrow().metadata)
+    data = data.replace_schema_metadata(schema.arrow.metadata)
     path = staging / f"{table}.parquet"
     pq.write_table(
         data,
