@@ -236,20 +236,6 @@ def _remove_leftovers(store: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _snapshots(store: Path) -> list[Path]:
-    """The folders of the store that are snapshots: a snapshot's name, a real folder (not a
-    link), and a manifest that names it."""
-    found = []
-    for entry in store.iterdir():
-        if NAME.fullmatch(entry.name) and _real_folder(entry):
-            try:
-                manifest.load(entry)
-            except StoreError:
-                continue
-            found.append(entry)
-    return found
-
-
 def _real_folder(path: Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -258,20 +244,23 @@ def _real_folder(path: Path) -> bool:
 
 
 def _remove_old(store: Path, live_number: int) -> None:
-    """Delete snapshots older than the last KEEP, except those a reader holds."""
-    for entry in _snapshots(store):
-        if _number(entry.name) <= live_number - KEEP:
-            try:
-                fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
-            except OSError:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                shutil.rmtree(entry, ignore_errors=True)
-            except BlockingIOError:
-                pass  # a reader holds it: a later writer removes it
-            finally:
-                os.close(fd)
+    """Delete snapshots older than the last KEEP, except those a reader holds; only folders
+    proved snapshots: a snapshot's name, a real folder (not a link), a manifest naming it."""
+    for entry in store.iterdir():
+        if not 0 <= _number(entry.name) <= live_number - KEEP or not _real_folder(entry):
+            continue
+        try:
+            manifest.load(entry)
+            fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
+        except (StoreError, OSError):
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(entry, ignore_errors=True)
+        except BlockingIOError:
+            pass  # a reader holds it: a later writer removes it
+        finally:
+            os.close(fd)
 
 
 def _number(name: str) -> int:
