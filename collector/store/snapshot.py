@@ -376,8 +376,11 @@ def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> 
         time.sleep(0.05)
 
 
-def wait_seconds(value: float) -> float:
-    """A writer's wait (--wait) checked: a finite number of seconds, not negative."""
+def wait_seconds(value: float | None) -> float:
+    """A writer's wait (--wait) checked: a finite number of seconds, not negative (WAIT_S
+    for None)."""
+    if value is None:
+        return WAIT_S
     if not math.isfinite(value) or value < 0:
         raise InputError(f"--wait must be a finite number of seconds, 0 or more, not {value}")
     return value
