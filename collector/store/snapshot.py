@@ -143,8 +143,8 @@ def _write(store: Path, snapshot: Snapshot) -> str:
     _remove_leftovers(store)
     previous = current_name(store)
     # after every name taken, whatever holds it: a snapshot never made live, or a stranger
-    number = max([_number(previous or ""), *map(_number, os.listdir(store))]) + 1
-    name = f"{PREFIX}{max(number, 1):06d}"
+    number = max([0, *map(_number, os.listdir(store))]) + 1
+    name = f"{PREFIX}{number:06d}"
     schemas = all_schemas()
     for table, data in snapshot.tables.items():
         schemas[table].validate(data)
