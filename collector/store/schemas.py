@@ -26,11 +26,10 @@ def _arrow_type(name: str) -> pa.DataType:
 
 @dataclass(frozen=True)
 class TableSchema:
-    """One stored table: its version, grain, key and columns."""
+    """One stored table: its version, key and columns (its YAML states its grain too)."""
 
     table: str
     schema_version: int
-    grain: str
     key: tuple[str, ...]
     columns: tuple[dict[str, Any], ...]
 
@@ -96,7 +95,6 @@ def load(name: str) -> TableSchema:
     return TableSchema(
         table=doc["table"],
         schema_version=int(doc["schema_version"]),
-        grain=doc["grain"],
         key=tuple(doc["key"]),
         columns=tuple(doc["columns"]),
     )
