@@ -173,15 +173,9 @@ def language_models() -> dict[str, Table]:
     (language_model_runs.csv)."""
     doc = _doc("language_models.yml")
     text = resources.files(__package__).joinpath("language_model_runs.csv").read_text()
-    runs = [
-        {
-            k: int(v) if v and k not in ("log_path", "log_sha256") else v or None
-            for k, v in r.items()
-        }
-        for r in csv.DictReader(io.StringIO(text))
-    ]
-    names = ["log_path", "log_sha256", "global_batch", "max_sequence_length", "samples_to_target"]
+    reader = csv.DictReader(io.StringIO(text))
     counts = {"global_batch": INT, "max_sequence_length": INT, "samples_to_target": INT}
+    runs = [{k: int(v) if v and k in counts else v or None for k, v in r.items()} for r in reader]
     return {
         "token_benchmarks": table(
             doc["columns"],
@@ -189,7 +183,7 @@ def language_models() -> dict[str, Table]:
             {"tokens_per_sample": INT, "model_flops_per_token": INT},
         ),
         "peak_tflops": table(doc["peak_columns"], doc["peaks"], {"bf16_dense_tflops": FLOAT}),
-        "language_model_runs": table(names, runs, counts),
+        "language_model_runs": table(list(reader.fieldnames or ()), runs, counts),
     }
 
 
