@@ -147,7 +147,7 @@ class Warehouse:
             source=source,
             workers=workers,
             on_issue=on_issue,
-            wait_s=_check_wait(wait_s),
+            wait_s=stores.wait_seconds(wait_s),
             on_wait=on_wait,
             round_=round_,
             events=events,
@@ -174,7 +174,7 @@ class Warehouse:
             list(paths),
             store=self._given,
             save=save,
-            wait_s=_check_wait(wait_s),
+            wait_s=stores.wait_seconds(wait_s),
             on_wait=on_wait,
             skipped=skipped,
             round_=round_,
@@ -208,11 +208,6 @@ class Warehouse:
 def _check_round(round_: str | None) -> None:
     if round_ is not None and not ROUND.fullmatch(round_):
         raise InputError(f"--round must name a round such as v4.1, not {round_!r}")
-
-
-def _check_wait(wait_s: float | None) -> float:
-    """The seconds a writer waits for another: `wait_s` (checked) or the store's default."""
-    return stores.WAIT_S if wait_s is None else stores.wait_seconds(wait_s)
 
 
 def _release(held: list[Any]) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -116,48 +117,60 @@ def _means(lists: Lists, rows: np.ndarray, seed: int, side: int, out: np.ndarray
     out += least
 
 
-def _intervals(
-    sides: list[Lists], defined: np.ndarray, seed: int, resamples: int, level: float
+def _trimmed(
+    data: tuple[Lists, np.ndarray, np.ndarray],
+    rows: np.ndarray,
+    seed: int,
+    side: int,
+    out: np.ndarray,
+) -> None:
+    """out = resampled olympic means of the lists at `rows` of one side (its lists, and the
+    values dropped at the low and high end), all of one size n and the same drops: each
+    resample sorted and averaged without its least and greatest values."""
+    (starts, sizes, values), low_drop, high_drop = data
+    n, low, high = int(sizes[rows[0]]), int(low_drop[rows[0]]), int(high_drop[rows[0]])
+    block = values[starts[rows, None] + np.arange(n)]  # each row ascending
+    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (out.shape[1], n))
+    draws.sort(axis=1)  # the values are ascending: sorted positions give sorted resamples
+    out[:] = block[:, draws[:, low : n - high]].mean(axis=2)
+
+
+def _percentiles(
+    sides: list[Any],
+    defined: np.ndarray,
+    shapes: np.ndarray,
+    statistic: Callable[[Any, np.ndarray, int, int, np.ndarray], None],
+    seed: int,
+    resamples: int,
+    level: float,
 ) -> pa.StructArray:
-    """The nearest-rank interval of the mean of the one list, or of the ratio of the two lists'
-    means, of each `defined` row (NULL elsewhere, and where a statistic is 0 / 0). Rows whose
-    lists have the same sizes are resampled together, CHUNK_ROWS at a time, into buffers used
-    again for every chunk (fresh memory costs more than the arithmetic)."""
+    """The nearest-rank interval of the statistic of one side, or of the ratio of two sides'
+    statistics, of each `defined` row (NULL elsewhere, and where a statistic is 0 / 0);
+    `statistic(data, rows, seed, side, out)` (`_means` or `_trimmed`) fills `out` with the
+    resampled statistics of `rows` of one side. Rows of the same `shapes` row are resampled
+    together, CHUNK_ROWS at a time, into buffers used again for every chunk (fresh memory
+    costs more than the arithmetic)."""
     lo = max(1, math.ceil(resamples * (1 - level) / 2 - 1e-9))
     hi = min(resamples, math.ceil(resamples * (1 + level) / 2 - 1e-9))
     low, high = np.full(defined.size, np.nan), np.full(defined.size, np.nan)
     todo = np.flatnonzero(defined)
-    shapes = np.stack([sizes[todo] for _, sizes, _ in sides], axis=1)
-    groups = np.unique(shapes, axis=0, return_inverse=True)[1].ravel()
+    groups = np.unique(shapes[todo], axis=0, return_inverse=True)[1].ravel()
     buffers = np.empty((len(sides), min(CHUNK_ROWS, todo.size), resamples))
     for group in range(groups.max(initial=-1) + 1):
         members = todo[groups == group]
         for start in range(0, members.size, CHUNK_ROWS):
             rows = members[start : start + CHUNK_ROWS]
-            stats = buffers[0, : rows.size]
-            _means(sides[0], rows, seed, 0, stats)
+            stats = buffers[:, : rows.size]
+            for side, data in enumerate(sides):
+                statistic(data, rows, seed, side, stats[side])
             if len(sides) == 2:
-                _means(sides[1], rows, seed, 1, buffers[1, : rows.size])
                 with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf, 0 / 0 NaN
-                    np.divide(stats, buffers[1, : rows.size], out=stats)
+                    np.divide(stats[0], stats[1], out=stats[0])
+            stats = stats[0]
             stats.sort(axis=1)  # NaN last
             low[rows], high[rows] = stats[:, lo - 1], stats[:, hi - 1]
             low[rows[np.isnan(stats[:, -1])]] = np.nan
     return _struct(low, high)
-
-
-def _trimmed(
-    lists: Lists, rows: np.ndarray, drop: tuple[int, int], seed: int, side: int, out: np.ndarray
-) -> None:
-    """out = resampled olympic means of the lists at `rows`, all of one size n: each resample
-    sorted and averaged without its drop[0] least and drop[1] greatest values."""
-    starts, sizes, values = lists
-    n = int(sizes[rows[0]])
-    block = values[starts[rows, None] + np.arange(n)]  # each row ascending
-    draws = np.random.Generator(np.random.PCG64([seed, n, side])).integers(0, n, (out.shape[1], n))
-    draws.sort(axis=1)  # the values are ascending: sorted positions give sorted resamples
-    kept = draws[:, drop[0] : n - drop[1]]
-    out[:] = block[:, kept].mean(axis=2)
 
 
 def _score_intervals(
@@ -169,37 +182,12 @@ def _score_intervals(
 ) -> pa.StructArray:
     """The nearest-rank interval of the olympic mean of one list, or of the ratio of two lists'
     olympic means (each side: its lists, and the values dropped at the low and high end)."""
-    lo = max(1, math.ceil(resamples * (1 - level) / 2 - 1e-9))
-    hi = min(resamples, math.ceil(resamples * (1 + level) / 2 - 1e-9))
-    rows_n = len(sides[0][1])
-    defined = np.ones(rows_n, dtype=bool)
+    defined = np.ones(len(sides[0][1]), dtype=bool)
     for (_, sizes, _), low_drop, high_drop in sides:
         defined &= (sizes >= min_runs) & (sizes - low_drop - high_drop >= 1)
         defined &= (low_drop >= 0) & (high_drop >= 0)
-    low, high = np.full(rows_n, np.nan), np.full(rows_n, np.nan)
-    todo = np.flatnonzero(defined)
-    shapes = np.stack(
-        [col[todo] for lists, a, b in sides for col in (lists[1], a, b)], axis=1
-    ).astype(np.int64)
-    groups = np.unique(shapes, axis=0, return_inverse=True)[1].ravel()
-    stats = np.empty((min(CHUNK_ROWS, todo.size), resamples))
-    other = np.empty_like(stats)
-    for group in range(groups.max(initial=-1) + 1):
-        members = todo[groups == group]
-        for start in range(0, members.size, CHUNK_ROWS):
-            rows = members[start : start + CHUNK_ROWS]
-            first = rows[0]
-            for side, (lists, a, b) in enumerate(sides):
-                buf = (stats if side == 0 else other)[: rows.size]
-                _trimmed(lists, rows, (int(a[first]), int(b[first])), seed, side, buf)
-            got = stats[: rows.size]
-            if len(sides) == 2:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    got = got / other[: rows.size]
-            got = np.sort(got, axis=1)  # NaN last
-            low[rows], high[rows] = got[:, lo - 1], got[:, hi - 1]
-            low[rows[np.isnan(got[:, -1])]] = np.nan
-    return _struct(low, high)
+    shapes = np.stack([col for lists, a, b in sides for col in (lists[1], a, b)], axis=1)
+    return _percentiles(sides, defined, shapes.astype(np.int64), _trimmed, seed, resamples, level)
 
 
 def _counts(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -233,7 +221,8 @@ def functions(
 
     def bootstrap_mean(values: pa.Array | pa.ChunkedArray) -> pa.StructArray:
         lists = _lists(values)
-        return _intervals([lists], lists[1] >= 2, seed, resamples, level)
+        sizes = lists[1]
+        return _percentiles([lists], sizes >= 2, sizes[:, None], _means, seed, resamples, level)
 
     def bootstrap_ratio(
         numerator: pa.Array | pa.ChunkedArray, denominator: pa.Array | pa.ChunkedArray
@@ -241,7 +230,8 @@ def functions(
         top, bottom = _lists(numerator), _lists(denominator)
         n, m = top[1], bottom[1]
         defined = (n >= 1) & (m >= 1) & ((n >= 2) | (m >= 2))
-        return _intervals([top, bottom], defined, seed, resamples, level)
+        shapes = np.stack([n, m], axis=1)
+        return _percentiles([top, bottom], defined, shapes, _means, seed, resamples, level)
 
     return {
         "bootstrap_mean": bootstrap_mean,

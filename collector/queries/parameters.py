@@ -173,15 +173,9 @@ def language_models() -> dict[str, Table]:
     (language_model_runs.csv)."""
     doc = _doc("language_models.yml")
     text = resources.files(__package__).joinpath("language_model_runs.csv").read_text()
-    runs = [
-        {
-            k: int(v) if v and k not in ("log_path", "log_sha256") else v or None
-            for k, v in r.items()
-        }
-        for r in csv.DictReader(io.StringIO(text))
-    ]
-    names = ["log_path", "log_sha256", "global_batch", "max_sequence_length", "samples_to_target"]
+    reader = csv.DictReader(io.StringIO(text))
     counts = {"global_batch": INT, "max_sequence_length": INT, "samples_to_target": INT}
+    runs = [{k: int(v) if v and k in counts else v or None for k, v in r.items()} for r in reader]
     return {
         "token_benchmarks": table(
             doc["columns"],
@@ -189,7 +183,7 @@ def language_models() -> dict[str, Table]:
             {"tokens_per_sample": INT, "model_flops_per_token": INT},
         ),
         "peak_tflops": table(doc["peak_columns"], doc["peaks"], {"bf16_dense_tflops": FLOAT}),
-        "language_model_runs": table(names, runs, counts),
+        "language_model_runs": table(list(reader.fieldnames or ()), runs, counts),
     }
 
 
@@ -229,28 +223,19 @@ def answers() -> dict[str, Table]:
 
 def tables() -> dict[str, Callable[[], Table]]:
     """How to make each parameter table, by the name the SQL uses (each is read once)."""
-    return {
+    made: dict[str, Callable[[], Table]] = {
         "bootstrap_params": bootstrap_params,
         "deadlines": deadlines,
         "benchmark_definitions": definitions,
         "quality_targets": quality_targets,
-        **{name: partial(_one, comparison_rules, name) for name in COMPARISON_TABLES},
         "baselines": baselines,
         "accelerator_models": accelerators,
-        **{name: partial(_one, datasets, name) for name in DATASET_TABLES},
-        **{name: partial(_one, language_models, name) for name in LANGUAGE_TABLES},
-        **{name: partial(_one, hardware_words, name) for name in WORD_TABLES},
         "quality_direction": quality_direction,
         "evidence_kinds": evidence_kinds,
-        **{name: partial(_one, answers, name) for name in ANSWER_TABLES},
     }
-
-
-DATASET_TABLES = ("dataset_sizes", "per_accelerator_batch", "convolutional_benchmarks")
-LANGUAGE_TABLES = ("token_benchmarks", "peak_tflops", "language_model_runs")
-WORD_TABLES = ("link_names",)
-ANSWER_TABLES = ("asked_counts", "model_siblings")
-COMPARISON_TABLES = ("model_ratio_rules", "vendor_submitters")
+    for group in (comparison_rules, datasets, language_models, hardware_words, answers):
+        made |= {name: partial(_one, group, name) for name in group()}
+    return made
 
 
 def _one(tables: Callable[[], dict[str, Table]], name: str) -> Table:

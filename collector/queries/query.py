@@ -356,11 +356,9 @@ def build(con: duckdb.DuckDBPyConnection, name: str) -> int:
         if cache:
             _keep(con, table, cache / f"{table}.parquet")
 
-    if name not in done:
-        if _read_cached(con, name, cache):
-            done.add(name)
-        else:
-            make(name, ())
+    if name not in done and not _read_cached(con, name, cache):
+        make(name, ())
+    done.add(name)
     return _one(con, f"SELECT count(*) FROM {name}")
 
 

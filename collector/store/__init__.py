@@ -36,11 +36,6 @@ if TYPE_CHECKING:
 WORKING_STORE = Path(".collector") / "store"
 
 
-def shipped(*parts: str) -> Path:
-    """A path under the shipped data folder: `runs/` or $COLLECTOR_DATA."""
-    return Path(os.environ.get("COLLECTOR_DATA", "runs")).joinpath(*parts)
-
-
 def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
     """The store to use: the argument, else $COLLECTOR_STORE, else the working store.
 
@@ -48,18 +43,15 @@ def resolve(store: str | Path | None, *, writing: bool = False) -> Path:
     it from the shipped store's live snapshot (its immutable Parquet files are linked, not
     copied, where the filesystem allows).
     """
-    if store:
-        return Path(store)
-    env = os.environ.get("COLLECTOR_STORE")
-    if env:
-        return Path(env)
-    if WORKING_STORE.exists():
-        return WORKING_STORE
-    if not (shipped("warehouse") / POINTER).exists():
+    given = store or os.environ.get("COLLECTOR_STORE")
+    if given:
+        return Path(given)
+    shipped = Path(os.environ.get("COLLECTOR_DATA", "runs"), "warehouse")
+    if WORKING_STORE.exists() or not (shipped / POINTER).exists():
         return WORKING_STORE
     if not writing:
-        return shipped("warehouse")
-    _seed(shipped("warehouse"), WORKING_STORE)
+        return shipped
+    _seed(shipped, WORKING_STORE)
     return WORKING_STORE
 
 
@@ -123,7 +115,6 @@ __all__ = [
     "read",
     "resolve",
     "snapshot_tables",
-    "shipped",
     "wait_seconds",
     "write",
     "writing",

@@ -26,11 +26,10 @@ def _arrow_type(name: str) -> pa.DataType:
 
 @dataclass(frozen=True)
 class TableSchema:
-    """One stored table: its version, grain, key and columns."""
+    """One stored table: its version, key and columns (its YAML states its grain too)."""
 
     table: str
     schema_version: int
-    grain: str
     key: tuple[str, ...]
     columns: tuple[dict[str, Any], ...]
 
@@ -38,12 +37,9 @@ class TableSchema:
     def names(self) -> list[str]:
         return [c["name"] for c in self.columns]
 
+    @cached_property
     def arrow(self) -> pa.Schema:
         """The pyarrow schema, with the version in its metadata."""
-        return self._arrow
-
-    @cached_property
-    def _arrow(self) -> pa.Schema:
         import pyarrow as pa
 
         fields = [
@@ -55,7 +51,7 @@ class TableSchema:
 
     def empty(self) -> pa.Table:
         """A table with these columns and no rows."""
-        return self.arrow().empty_table()
+        return self.arrow.empty_table()
 
     def table_from_rows(self, rows: list[dict[str, Any]]) -> pa.Table:
         """Build a table from dict rows (missing keys are null), validated."""
@@ -67,7 +63,7 @@ class TableSchema:
         import pyarrow as pa
 
         try:
-            table = pa.Table.from_arrays(arrays, schema=self.arrow())
+            table = pa.Table.from_arrays(arrays, schema=self.arrow)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise SchemaError(f"{self.table}: {exc}") from exc
         self.validate(table)
@@ -99,7 +95,6 @@ def load(name: str) -> TableSchema:
     return TableSchema(
         table=doc["table"],
         schema_version=int(doc["schema_version"]),
-        grain=doc["grain"],
         key=tuple(doc["key"]),
         columns=tuple(doc["columns"]),
     )

@@ -92,11 +92,7 @@ def current_name(store: Path) -> str | None:
     name = text[:-1] if text.endswith("\n") else text
     if not NAME.fullmatch(name):
         raise StoreError(f"{path}: {name[:40]!r} is not a snapshot name (snap-NNNNNN)")
-    try:
-        folder = os.lstat(store / name).st_mode
-    except FileNotFoundError:
-        folder = 0
-    if not stat.S_ISDIR(folder):
+    if not _real_folder(store / name):
         raise StoreError(f"{path} names a missing snapshot {name!r}")
     return name
 
@@ -111,11 +107,10 @@ def _read(store: Path, name: str | None, tables: tuple[str, ...]) -> Snapshot:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if name is None:
-        snap = empty()
-        return Snapshot({t: snap.tables[t] for t in tables})
-    listed = manifest.verify(store / name)  # a Pin checked it; cheap again: digests are kept
     schemas = all_schemas()
+    if name is None:
+        return Snapshot({t: schemas[t].empty() for t in tables})
+    listed = manifest.verify(store / name)  # a Pin checked it; cheap again: digests are kept
     out: dict[str, pa.Table] = {}
     for table in tables:
         path = store / name / f"{table}.parquet"
@@ -148,8 +143,8 @@ def _write(store: Path, snapshot: Snapshot) -> str:
     _remove_leftovers(store)
     previous = current_name(store)
     # after every name taken, whatever holds it: a snapshot never made live, or a stranger
-    number = max([_number(previous or ""), *map(_number, os.listdir(store))]) + 1
-    name = f"{PREFIX}{max(number, 1):06d}"
+    number = max([0, *map(_number, os.listdir(store))]) + 1
+    name = f"{PREFIX}{number:06d}"
     schemas = all_schemas()
     for table, data in snapshot.tables.items():
         schemas[table].validate(data)
@@ -175,9 +170,8 @@ def _write_snapshot(store: Path, staging: Path, name: str, snapshot: Snapshot) -
     from concurrent.futures import ThreadPoolExecutor
 
     largest_first = sorted(snapshot.tables.items(), key=lambda item: -item[1].nbytes)
-    with ThreadPoolExecutor(
-        len(os.sched_getaffinity(0))
-    ) as pool:  # Parquet and fsync release the GIL
+    # Parquet and fsync release the GIL
+    with ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:
         written = dict(pool.map(_write_table, largest_first, repeat(staging)))
     manifest.write(staging, manifest.encode(name, dict(sorted(written.items()))))
     os.replace(staging, store / name)
@@ -199,7 +193,7 @@ def _write_table(item: tuple[str, pa.Table], staging: Path) -> tuple[str, Entry]
 
     table, data = item
     schema = all_schemas()[table]
-    data = data.replace_schema_metadata(schema.arrow().metadata)
+    data = data.replace_schema_metadata(schema.arrow.metadata)
     path = staging / f"{table}.parquet"
     pq.write_table(
         data,
@@ -242,20 +236,6 @@ def _remove_leftovers(store: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _snapshots(store: Path) -> list[Path]:
-    """The folders of the store that are snapshots: a snapshot's name, a real folder (not a
-    link), and a manifest that names it."""
-    found = []
-    for entry in store.iterdir():
-        if NAME.fullmatch(entry.name) and _real_folder(entry):
-            try:
-                manifest.load(entry)
-            except StoreError:
-                continue
-            found.append(entry)
-    return found
-
-
 def _real_folder(path: Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -264,22 +244,23 @@ def _real_folder(path: Path) -> bool:
 
 
 def _remove_old(store: Path, live_number: int) -> None:
-    """Delete snapshots older than the last KEEP, except those a reader holds."""
-    for entry in _snapshots(store):
-        if _number(entry.name) <= live_number - KEEP:
-            try:
-                fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
-            except OSError:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)  # a reader holds it: a later writer removes it
-                continue
-            try:
-                shutil.rmtree(entry, ignore_errors=True)
-            finally:
-                os.close(fd)
+    """Delete snapshots older than the last KEEP, except those a reader holds; only folders
+    proved snapshots: a snapshot's name, a real folder (not a link), a manifest naming it."""
+    for entry in store.iterdir():
+        if not 0 <= _number(entry.name) <= live_number - KEEP or not _real_folder(entry):
+            continue
+        try:
+            manifest.load(entry)
+            fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY)
+        except (StoreError, OSError):
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(entry, ignore_errors=True)
+        except BlockingIOError:
+            pass  # a reader holds it: a later writer removes it
+        finally:
+            os.close(fd)
 
 
 def _number(name: str) -> int:
@@ -329,9 +310,9 @@ class Pin:
     __exit__ = close
 
 
-# (store, thread) -> depth of the writer locks this process holds; a thread of its own
-# takes the lock anew, and so waits for the others like another process would
-_HELD: dict[tuple[str, int], int] = {}
+# (store, thread) of the writer locks this process holds; a thread of its own takes the
+# lock anew, and so waits for the others like another process would
+_HELD: set[tuple[str, int]] = set()
 
 
 @contextmanager
@@ -351,20 +332,14 @@ def writing(
     except OSError as exc:
         raise StoreError(f"{store}: cannot create the store ({exc.strerror})") from exc
     key = (os.path.realpath(store), threading.get_ident())
-    if key in _HELD:
-        _HELD[key] += 1
-        try:
-            yield
-        finally:
-            _HELD[key] -= 1
-        return
-    fd = _lock(store, wait_s, on_wait)
-    _HELD[key] = 1
+    fd = None if key in _HELD else _lock(store, wait_s, on_wait)
+    _HELD.add(key)
     try:
         yield
     finally:
-        del _HELD[key]
-        os.close(fd)  # releases the lock
+        if fd is not None:  # the outermost block
+            _HELD.remove(key)
+            os.close(fd)  # releases the lock
 
 
 def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> int:
@@ -401,8 +376,11 @@ def _lock(store: Path, wait_s: float, on_wait: Callable[[str], None] | None) -> 
         time.sleep(0.05)
 
 
-def wait_seconds(value: float) -> float:
-    """A writer's wait (--wait) checked: a finite number of seconds, not negative."""
+def wait_seconds(value: float | None) -> float:
+    """A writer's wait (--wait) checked: a finite number of seconds, not negative (WAIT_S
+    for None)."""
+    if value is None:
+        return WAIT_S
     if not math.isfinite(value) or value < 0:
         raise InputError(f"--wait must be a finite number of seconds, 0 or more, not {value}")
     return value
