@@ -25,7 +25,16 @@ def is_published_folder(path: Path) -> bool:
     """True for a folder holding at least one CSV with the published-results header."""
     if not path.is_dir():
         return False
-    return any(_header(_text(csv_path)) == HEADER for csv_path in sorted(path.glob("*.csv")))
+    return any(_has_header(csv_path) for csv_path in sorted(path.glob("*.csv")))
+
+
+def _has_header(path: Path) -> bool:
+    """Whether a CSV file starts with the published-results header; a file that cannot be
+    read as text (binary, too large, a link out) cannot hold published results."""
+    try:
+        return _header(_text(path)) == HEADER
+    except InputError:
+        return False
 
 
 def load_published(folder: str | Path) -> pa.Table:

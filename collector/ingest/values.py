@@ -32,7 +32,7 @@ def decode_value(text: str) -> Any:
     text = text.strip()
     if not text:
         return None
-    if text[0] in _NUMBER_START and text.isdigit():
+    if text[0] in _NUMBER_START and text.isascii() and text.isdigit():
         return int(text)  # the common case (train_epoch: 3), without the JSON machinery
     try:  # as json.loads(text): text has no surrounding whitespace left
         found, end = _SCAN_JSON(text, 0)

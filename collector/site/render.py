@@ -42,6 +42,7 @@ def environment(finalize: bool = True) -> jinja2.Environment:
         system_page=common.system_page,
         system_anchor=common.system_slug,
         evidence_heading=common.evidence_heading,
+        round_name=lambda r: f"suite {r['round']}" if r["source"] == "local" else r["round"],
         benchmark_page=common.benchmark_page,
         interval=lambda low, high, unit="": Markup(markdown_text(common.interval(low, high, unit))),
         listed=common.listed,

@@ -83,3 +83,23 @@ def test_a_study_description_missing_a_field_is_refused(tmp_path):
     with pytest.raises(InputError, match=r"studies.yml: study s1: authors, publisher, date"):
         load_studies(tmp_path)
     assert load_studies(tmp_path / "absent") == {}
+
+
+def test_a_log_folder_with_an_unreadable_csv_is_read_as_logs(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = Path(__file__).parents[1] / "fixtures" / "logs" / "v05_resnet.txt"
+    (folder / "result_0.txt").write_bytes(log.read_bytes())
+    (folder / "notes.csv").write_bytes(b"\xff\xfe garbage \x80\n")
+    (folder / "big.csv").write_bytes(b"a,b\n" + b"1,2\n" * 3_000_000)
+    assert not is_published_folder(folder)
+    ingest([folder], store=tmp_path / "store")
+    assert sql(tmp_path / "store", "SELECT count(*) AS n FROM store.runs").to_pylist() == [{"n": 1}]
+
+
+def test_an_unreadable_csv_in_a_published_folder_is_an_issue(tmp_path):
+    folder = write_csv(tmp_path / "p", [row("a-1")])
+    (folder / "y.csv").write_bytes(b"\xff\xfe garbage \x80\n")
+    report = ingest([folder], store=tmp_path / "store")
+    assert [(i.path, i.code) for i in report.issues] == [(str(folder), "bad-published")]
+    assert "y.csv: bytes that are not UTF-8" in report.issues[0].message

@@ -16,6 +16,7 @@ from collector.ingest.values import BadValue, as_float, decode_value
         ("(224, 224, 3)", (224, 224, 3)),
         ("categorical_cross_entropy", "categorical_cross_entropy"),
         ("", None),
+        ("1\u00b2", "1\u00b2"),  # a digit that int() refuses: kept as written
     ],
 )
 def test_decode_value_accepts_what_logs_write(text, expected):

@@ -49,8 +49,10 @@ def hostile_store(root: Path) -> Path:
     local.mkdir()
     text = (LOGS / "mllog_local.txt").read_text()
     for i in range(2):
-        hostile = text.replace("testhost_1xcpu_fp32_none", PAYLOADS["local"]).replace(
-            '"framework": ', f'"framework": "{PAYLOADS["local"]}", "x": '
+        hostile = (
+            text.replace("testhost_1xcpu_fp32_none", PAYLOADS["local"])
+            .replace('"framework": ', f'"framework": "{PAYLOADS["local"]}", "x": ')
+            .replace('"scale": "tiny"', '"scale": "tiny_*1*"')
         )
         (local / f"{PAYLOADS['file']}_{i}.log").write_text(hostile + f"# {i}\n")
     store = root / "store"
@@ -69,4 +71,6 @@ def test_no_name_or_value_from_the_data_becomes_markup(tmp_path: Path):
     assert {page: hits for page, hits in found.items() if hits} == {}
     text = "".join(p.read_text() for p in pages)
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # shown, as text
+    # escaped once, wherever it is printed: not shown with Markdown's backslashes
+    assert "proxy scale tiny_*1*" in text and "tiny\\_" not in text
     assert all(p.resolve().is_relative_to(built) for p in built.rglob("*"))  # nothing outside
