@@ -16,9 +16,10 @@ statement confined to the pinned snapshot (see `collector.queries.query.connect`
 
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -141,19 +142,19 @@ class Warehouse:
         if source is not None and source not in SOURCES:
             raise InputError(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
         _check_round(round_)
-        report = ingest(
-            paths,
-            store=self._given,
-            source=source,
-            workers=workers,
-            on_issue=on_issue,
-            wait_s=stores.wait_seconds(wait_s),
-            on_wait=on_wait,
-            round_=round_,
-            events=events,
-        )
-        self._reopen()
-        return report
+        wait_s = stores.wait_seconds(wait_s)
+        with self._writing():
+            return ingest(
+                paths,
+                store=self._given,
+                source=source,
+                workers=workers,
+                on_issue=on_issue,
+                wait_s=wait_s,
+                on_wait=on_wait,
+                round_=round_,
+                events=events,
+            )
 
     def check(
         self,
@@ -170,23 +171,28 @@ class Warehouse:
         from collector.ingest.check import check
 
         _check_round(round_)
-        verdicts = check(
-            list(paths),
-            store=self._given,
-            save=save,
-            wait_s=stores.wait_seconds(wait_s),
-            on_wait=on_wait,
-            skipped=skipped,
-            round_=round_,
-        )
-        if save:
-            self._reopen()
-        return verdicts
+        wait_s = stores.wait_seconds(wait_s)
+        with self._writing() if save else contextlib.nullcontext():
+            return check(
+                list(paths),
+                store=self._given,
+                save=save,
+                wait_s=wait_s,
+                on_wait=on_wait,
+                skipped=skipped,
+                round_=round_,
+            )
 
-    def _reopen(self) -> None:
-        """Read the store's live snapshot (a write may have made the working store)."""
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Around a write: the pinned snapshot let go (held, it would keep every writer, this
+        one too, from removing it once it is old), then the store's live snapshot read (a
+        write may have made the working store)."""
         self.close()
-        self._pin(stores.resolve(self._given))
+        try:
+            yield
+        finally:
+            self._pin(stores.resolve(self._given))
 
     def close(self) -> None:
         """Close the connection and let writers remove the snapshot (as dropping the

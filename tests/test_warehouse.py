@@ -76,6 +76,25 @@ def test_a_warehouse_keeps_its_snapshot_while_another_writer_ingests(
         assert (later.snapshot, later.table("runs").to_arrow_table().num_rows) == ("snap-000002", 2)
 
 
+def test_a_warehouse_that_writes_leaves_only_the_snapshots_kept(
+    one_run: Path, tmp_path: Path
+) -> None:
+    # its pin on the snapshot it opened kept other writers from removing it; its own write
+    # must not keep it either
+    logs = []
+    for n in range(5):
+        logs.append(tmp_path / f"run{n}.txt")
+        logs[-1].write_bytes((LOGS / "v05_resnet.txt").read_bytes() + f"run {n}\n".encode())
+    with collector.open(one_run) as writer:
+        for log in logs[:4]:
+            collector.open(one_run).ingest([log])  # the others skip snap-000001: pinned
+        assert (one_run / "snap-000001").is_dir()
+        writer.ingest([logs[4]])
+        assert writer.snapshot == "snap-000006"
+    left = sorted(p.name for p in one_run.iterdir() if p.name.startswith("snap-"))
+    assert left == ["snap-000004", "snap-000005", "snap-000006"]
+
+
 def test_ingest_and_check_write_through_the_lock_and_read_what_they_wrote(store: Path) -> None:
     wh = collector.open(store)
     assert wh.snapshot is None
