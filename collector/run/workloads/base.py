@@ -8,6 +8,7 @@ precision, the optimizer step, logging and the stop rule.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -17,6 +18,17 @@ import torch
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator, on_device
+
+
+def optional_module(name: str, needed_by: str, extra: str) -> Any:
+    """The module ``name`` of an optional extra; where it is not installed, a RuntimeError
+    saying that ``needed_by`` (what needs it) needs ``extra`` and how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:  # the optional extra is not installed
+        raise RuntimeError(
+            f"{needed_by} the {extra} extra: pip install 'collector[{extra}]'"
+        ) from exc
 
 
 class TensorShards:

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, optional_module
 
 EdgeType = tuple[str, str, str]
 #: rows of a feature table drawn at a time
@@ -35,13 +35,7 @@ CHUNK = 1 << 20
 
 
 def _pyg() -> Any:
-    try:
-        import torch_geometric
-    except ImportError as exc:  # the optional extra is not installed
-        raise RuntimeError(
-            "the v5.1 rgat workload needs the suite extra: pip install 'collector[suite]'"
-        ) from exc
-    return torch_geometric
+    return optional_module("torch_geometric", "the v5.1 rgat workload needs", "suite")
 
 
 class _Gather(torch.autograd.Function):
