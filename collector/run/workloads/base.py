@@ -68,8 +68,6 @@ class TensorShards:
         lo, hi = self.ctx.rank * self.local_batch, (self.ctx.rank + 1) * self.local_batch
         for s in range(self.steps_per_epoch()):
             idx = perm[s * self.global_batch : (s + 1) * self.global_batch][lo:hi]
-            if idx.numel() == 0:
-                continue
             yield on_device([t[idx] for t in self.tensors], self.ctx)
 
 
