@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,16 @@ def optional_module(name: str, needed_by: str, extra: str) -> Any:
         raise RuntimeError(
             f"{needed_by} the {extra} extra: pip install 'collector[{extra}]'"
         ) from exc
+
+
+def top1(batches: Iterable[tuple[torch.Tensor, torch.Tensor]]) -> float:
+    """Top-1 accuracy over (scores, labels) batches: the share of rows whose highest score is
+    their label's."""
+    right = total = 0
+    for scores, labels in batches:
+        right += int((scores.argmax(-1) == labels).sum())
+        total += int(labels.numel())
+    return right / max(total, 1)
 
 
 class TensorShards:

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator
-from collector.run.workloads.base import Workload, optional_module
+from collector.run.workloads.base import Workload, optional_module, top1
 
 EdgeType = tuple[str, str, str]
 #: rows of a feature table drawn at a time
@@ -301,9 +301,5 @@ class RGATWorkload(Workload):
 
     def quality(self, model: nn.Module) -> float:
         """Accuracy on the held-out seed papers."""
-        right, n = 0, 0
-        for (seeds,) in self.eval_batches():
-            pred = self.forward(model, seeds).argmax(-1)
-            right += int((pred == self.graph.labels[seeds]).sum())
-            n += seeds.numel()
-        return right / max(1, n)
+        labels = self.graph.labels
+        return top1((self.forward(model, s), labels[s]) for (s,) in self.eval_batches())
