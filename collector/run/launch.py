@@ -126,7 +126,7 @@ def sbatch_script(opts: Options, gpus_on_nodes: bool | None = None) -> str:
     )
 
 
-def launch(opts: Options, console: Console | None = None) -> int:
+def launch(opts: Options) -> int:
     """Run ``opts`` through its launcher; the exit status.
 
     ``torchrun``: print (dry run) or run the torchrun commands; node rank 0 ingests when all
@@ -137,7 +137,6 @@ def launch(opts: Options, console: Console | None = None) -> int:
     ``slurm``: print the batch script, write it under ``<out>/slurm/`` and submit it with
     sbatch where there is one (unless dry run).
     """
-    console = console or Console()
     out = resolved_out(opts)
     if opts.launcher == "slurm":
         return _submit(opts, sbatch_script(opts), out)
@@ -162,7 +161,7 @@ def launch(opts: Options, console: Console | None = None) -> int:
         codes = [p.wait() for p in procs]  # torchrun forwards the interrupt to its workers
     code = next((c for c in codes if c), 0)
     if code == 0 and opts.node_rank in (None, 0) and opts.ingest:
-        ingest_results(out, opts.store, console)
+        ingest_results(out, opts.store, Console())
     if code == 0:
         print(f"torchrun job finished; logs in {out}")
     return code

@@ -8,8 +8,9 @@ precision, the optimizer step, logging and the stop rule.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,27 @@ import torch
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator, on_device
+
+
+def optional_module(name: str, needed_by: str, extra: str) -> Any:
+    """The module ``name`` of an optional extra; where it is not installed, a RuntimeError
+    saying that ``needed_by`` (what needs it) needs ``extra`` and how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:  # the optional extra is not installed
+        raise RuntimeError(
+            f"{needed_by} the {extra} extra: pip install 'collector[{extra}]'"
+        ) from exc
+
+
+def top1(batches: Iterable[tuple[torch.Tensor, torch.Tensor]]) -> float:
+    """Top-1 accuracy over (scores, labels) batches: the share of rows whose highest score is
+    their label's."""
+    right = total = 0
+    for scores, labels in batches:
+        right += int((scores.argmax(-1) == labels).sum())
+        total += int(labels.numel())
+    return right / max(total, 1)
 
 
 class TensorShards:
@@ -56,8 +78,6 @@ class TensorShards:
         lo, hi = self.ctx.rank * self.local_batch, (self.ctx.rank + 1) * self.local_batch
         for s in range(self.steps_per_epoch()):
             idx = perm[s * self.global_batch : (s + 1) * self.global_batch][lo:hi]
-            if idx.numel() == 0:
-                continue
             yield on_device([t[idx] for t in self.tensors], self.ctx)
 
 

@@ -26,19 +26,13 @@ import torch
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, optional_module
 
 EVAL_TIMES = [(i + 0.5) / 8 for i in range(8)]
 
 
 def _diffusers() -> Any:
-    try:
-        import diffusers
-    except ImportError as exc:  # the optional extra is not installed
-        raise RuntimeError(
-            "the v5.1 flux1 workload needs the suite extra: pip install 'collector[suite]'"
-        ) from exc
-    return diffusers
+    return optional_module("diffusers", "the v5.1 flux1 workload needs", "suite")
 
 
 def flux_config(p: dict[str, Any]) -> dict[str, Any]:

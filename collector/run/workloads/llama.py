@@ -20,20 +20,14 @@ import torch
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, optional_module
 
 #: what a throughput run of these workloads measures, in the logs and on every page
 TOKENS_LABEL = "compute throughput on synthetic tokens, data loading not included"
 
 
 def _transformers() -> Any:
-    try:
-        import transformers
-    except ImportError as exc:  # the optional extra is not installed
-        raise RuntimeError(
-            "the Llama workloads need the llm extra: pip install 'collector[llm]'"
-        ) from exc
-    return transformers
+    return optional_module("transformers", "the Llama workloads need", "llm")
 
 
 class LlamaWorkload(Workload):

@@ -20,7 +20,7 @@ from torch import nn
 from collector.run.data.sgf import load_games
 from collector.run.types import PLANES, Batch, RunContext, generator
 from collector.run.workloads.backbones import conv_bn
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, top1
 
 
 class Residual(nn.Module):
@@ -117,8 +117,4 @@ class MiniGoWorkload(Workload):
 
     def quality(self, model: nn.Module) -> float:
         """Fraction of held-out moves the policy ranks first."""
-        hit = total = 0
-        for x, move, _ in self.eval_batches():
-            hit += int((model(x)[0].argmax(1) == move).sum())
-            total += int(move.numel())
-        return hit / max(total, 1)
+        return top1((model(x)[0], move) for x, move, _ in self.eval_batches())

@@ -16,7 +16,7 @@ from torch import nn
 from collector.run.data.imagenet import imagenet_loaders
 from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.backbones import Bottleneck, ResNetTrunk, init_weights
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, top1
 
 
 class ResNet50(nn.Module):
@@ -95,8 +95,4 @@ class ResNetWorkload(Workload):
 
     def quality(self, model: nn.Module) -> float:
         """Top-1 accuracy on the held-out set."""
-        correct = total = 0
-        for x, y in self.eval_batches():
-            correct += int((model(x).argmax(1) == y).sum())
-            total += int(y.numel())
-        return correct / max(total, 1)
+        return top1((model(x), y) for x, y in self.eval_batches())

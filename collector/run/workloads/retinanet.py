@@ -26,7 +26,6 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from collector.run.types import Batch
 from collector.run.workloads.boxes import decode, detections, encode, grid_boxes
 from collector.run.workloads.scenes import SceneWorkload
 
@@ -308,6 +307,8 @@ class RetinaNetWorkload(SceneWorkload):
     name = "retinanet"
     convolutional = True
     eval_batch = 32
+    box_loss = staticmethod(retinanet_loss)
+    detector = staticmethod(detect)
 
     def build_model(self) -> nn.Module:
         p = self.params
@@ -320,14 +321,6 @@ class RetinaNetWorkload(SceneWorkload):
             int(p.get("width", 64)),
             int(p.get("fpn", 256)),
         )
-
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        x, boxes, labels = batch[:3]
-        return retinanet_loss(*model(x), boxes, labels)
-
-    def quality(self, model: nn.Module) -> float:
-        """mAP (IoU 0.5 at the proxy scales)."""
-        return self.box_map(model, detect)
 
     def log_params(self) -> dict[str, Any]:
         """The round's logs state the per-accelerator batch beside the global one."""

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from collector.run.types import Batch, RunContext, generator
-from collector.run.workloads.base import Workload
+from collector.run.workloads.base import Workload, optional_module, top1
 
 EdgeType = tuple[str, str, str]
 #: rows of a feature table drawn at a time
@@ -35,13 +35,7 @@ CHUNK = 1 << 20
 
 
 def _pyg() -> Any:
-    try:
-        import torch_geometric
-    except ImportError as exc:  # the optional extra is not installed
-        raise RuntimeError(
-            "the v5.1 rgat workload needs the suite extra: pip install 'collector[suite]'"
-        ) from exc
-    return torch_geometric
+    return optional_module("torch_geometric", "the v5.1 rgat workload needs", "suite")
 
 
 class _Gather(torch.autograd.Function):
@@ -307,9 +301,5 @@ class RGATWorkload(Workload):
 
     def quality(self, model: nn.Module) -> float:
         """Accuracy on the held-out seed papers."""
-        right, n = 0, 0
-        for (seeds,) in self.eval_batches():
-            pred = self.forward(model, seeds).argmax(-1)
-            right += int((pred == self.graph.labels[seeds]).sum())
-            n += seeds.numel()
-        return right / max(1, n)
+        labels = self.graph.labels
+        return top1((self.forward(model, s), labels[s]) for (s,) in self.eval_batches())

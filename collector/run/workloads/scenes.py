@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from collector.run.data.coco import coco_loaders
-from collector.run.types import RunContext, generator
+from collector.run.types import Batch, RunContext, generator
 from collector.run.workloads.base import Workload
 from collector.run.workloads.boxes import COCO_THRESHOLDS, average_precision
 
@@ -73,9 +73,15 @@ def synthetic_scenes(
 
 class SceneWorkload(Workload):
     """A detection workload: synthetic scenes at the proxy scales, COCO at ``full``; with
-    ``masks`` the instance masks come along as the fourth tensor of every batch."""
+    ``masks`` the instance masks come along as the fourth tensor of every batch.
+
+    Its loss is ``box_loss(*model(x), boxes, labels)`` and its quality the mAP of the boxes
+    ``detector(*model(x))`` finds (Mask R-CNN, which scores masks too, has its own)."""
 
     masks: bool = False
+    box_loss: Callable[..., torch.Tensor]
+    #: per image, the (scores, labels, boxes) of the detections in the model's outputs
+    detector: Callable[..., Sequence[tuple[Any, Any, Any]]]
 
     def __init__(self, params: dict[str, Any], scale: str, ctx: RunContext) -> None:
         super().__init__(params, scale, ctx)
@@ -90,15 +96,18 @@ class SceneWorkload(Workload):
         scenes = synthetic_scenes(n_train + n_eval, p, self.num_classes, self.data_seed, ctx.device)
         self.hold_out(scenes[: 4 if self.masks else 3], n_eval)
 
-    def box_map(
-        self, model: torch.nn.Module, detect: Callable[..., Sequence[tuple[Any, Any, Any]]]
-    ) -> float:
-        """mAP of the boxes ``detect(*model(x))`` finds in the evaluation scenes (IoU 0.5 at
-        the proxy scales, COCO 0.5:0.95 at ``full``)."""
+    def loss(self, model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+        """The detector's loss on the batch's images, against their boxes and labels."""
+        x, boxes, labels = batch[:3]
+        return self.box_loss(*model(x), boxes, labels)
+
+    def quality(self, model: torch.nn.Module) -> float:
+        """mAP of the boxes the detector finds in the evaluation scenes (IoU 0.5 at the proxy
+        scales, COCO 0.5:0.95 at ``full``)."""
         dets, gts = [], []
         for batch in self.eval_batches():
             x, boxes, labels = batch[:3]
-            dets += detect(*model(x))
+            dets += self.detector(*model(x))
             for b, lab in zip(boxes.cpu(), labels.cpu(), strict=True):
                 gts.append((lab[lab >= 0], b[lab >= 0]))
         return average_precision(dets, gts, self.num_classes, self.thresholds)

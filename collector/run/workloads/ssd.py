@@ -15,7 +15,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from collector.run.types import Batch
 from collector.run.workloads.backbones import BasicBlock, ResNetTrunk, conv_bn, init_weights
 from collector.run.workloads.boxes import (
     box_iou,
@@ -158,6 +157,8 @@ class SSDWorkload(SceneWorkload):
     name = "ssd"
     convolutional = True
     eval_batch = 256
+    box_loss = staticmethod(multibox_loss)
+    detector = staticmethod(detect)
 
     def build_model(self) -> nn.Module:
         """SSD-ResNet34 at the configured size."""
@@ -170,13 +171,3 @@ class SSDWorkload(SceneWorkload):
             list(p["extras"]),
             list(p["anchors"]),
         )
-
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        """Multibox loss."""
-        x, boxes, labels = batch[:3]
-        loc, conf, anchors = model(x)
-        return multibox_loss(loc, conf, anchors, boxes, labels)
-
-    def quality(self, model: nn.Module) -> float:
-        """mAP (IoU 0.5 at the proxy scales, COCO 0.5:0.95 at ``full``)."""
-        return self.box_map(model, detect)
