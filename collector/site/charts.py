@@ -133,7 +133,7 @@ def _axis_scale(
     values, domain = linear, [linear[0], linear[-1]]
     text = value_text("datum.value", minutes)
     if param is not None:
-        positive = [v for v in nums if v > 0] or [1.0]
+        positive = _positive(rows, fields) or [1.0]
         logs = [math.log10(v) for v in _round_values(min(positive), max(positive), minutes)]
         values, domain = _switch(param, logs, values), _switch(param, [logs[0], logs[-1]], domain)
         text = f"{param} ? {value_text('pow(10, datum.value)', minutes)} : {text}"

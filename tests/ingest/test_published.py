@@ -91,7 +91,8 @@ def test_a_log_folder_with_an_unreadable_csv_is_read_as_logs(tmp_path):
     log = Path(__file__).parents[1] / "fixtures" / "logs" / "v05_resnet.txt"
     (folder / "result_0.txt").write_bytes(log.read_bytes())
     (folder / "notes.csv").write_bytes(b"\xff\xfe garbage \x80\n")
-    (folder / "big.csv").write_bytes(b"a,b\n" + b"1,2\n" * 3_000_000)
+    (tmp_path / "elsewhere.csv").write_text(",".join(HEADER) + "\n")
+    (folder / "out.csv").symlink_to(tmp_path / "elsewhere.csv")  # a link out: not read
     assert not is_published_folder(folder)
     ingest([folder], store=tmp_path / "store")
     assert sql(tmp_path / "store", "SELECT count(*) AS n FROM store.runs").to_pylist() == [{"n": 1}]
